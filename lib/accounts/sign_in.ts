@@ -19,6 +19,17 @@ export const MAX_FAILURES_PER_IP = 50;
 /** The delay added to a failed attempt after `failures` earlier failures. */
 export const failureDelayMs = (failures: number) => Math.min(150 * failures, 2000);
 
+/** Adds one failure to a counter that expires after its window has passed. */
+async function countFailure(kv: Deno.Kv, key: Deno.KvKey): Promise<void> {
+  for (let attempt = 0; attempt < 5; attempt++) {
+    const cur = await kv.get<number>(key);
+    const res = await kv.atomic().check(cur).set(key, (cur.value ?? 0) + 1, {
+      expireIn: 2 * FAILURE_WINDOW_MS,
+    }).commit();
+    if (res.ok) return;
+  }
+}
+
 /** Checks credentials; returns the user or throws 401/429. */
 export async function signIn(
   deps: AppDeps,
@@ -33,9 +44,7 @@ export async function signIn(
   const subject = email.trim().toLowerCase().slice(0, 254);
   const keys = [signInFailuresKey("email", subject, window)];
   if (ip) keys.push(signInFailuresKey("ip", ip, window));
-  const counts = (await deps.kv.getMany<Deno.KvU64[]>(keys)).map((e) =>
-    Number(e.value?.value ?? 0n)
-  );
+  const counts = (await deps.kv.getMany<number[]>(keys)).map((e) => e.value ?? 0);
   const [byEmail, byIp = 0] = counts;
   if (byEmail >= MAX_FAILURES_PER_ACCOUNT || byIp >= MAX_FAILURES_PER_IP) {
     throw new HttpError(
@@ -49,18 +58,7 @@ export async function signIn(
   const ok = await verifyPassword(password, user?.password_hash ?? DUMMY_HASH);
   if (user && ok) return user;
 
-  const op = deps.kv.atomic();
-  for (const key of keys) op.sum(key, 1n);
-  await op.commit();
-  // expireIn cannot ride on sum(); the window number in the key retires old counters, and a
-  // separate expiring set keeps KV from growing.
-  await Promise.all(keys.map(async (key) => {
-    const cur = await deps.kv.get<Deno.KvU64>(key);
-    if (cur.value) {
-      await deps.kv.atomic().check(cur).set(key, cur.value, { expireIn: 2 * FAILURE_WINDOW_MS })
-        .commit();
-    }
-  }));
+  await Promise.all(keys.map((key) => countFailure(deps.kv, key)));
   await sleep(failureDelayMs(Math.max(byEmail, byIp) + 1));
   throw new HttpError("unauthorized", "Wrong email or password");
 }
