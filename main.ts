@@ -32,7 +32,7 @@ if (running.seed) {
         ? ` / ${running.seed.generatedPassword}  (generated now, shown once; set DEMO_PASSWORD to choose)`
         : config.demoPassword
         ? " / (DEMO_PASSWORD)"
-        : " / (the password printed at the first start, or use password reset)"),
+        : " / (the password printed at the first start; set DEMO_PASSWORD to choose one)"),
   );
 }
 console.log(lines.join("\n"));

@@ -61,6 +61,9 @@ function parseHttpUrl(name: string, raw: string): URL {
   if (url.protocol !== "http:" && url.protocol !== "https:") {
     throw new ConfigError(`${name} must use http or https (got "${url.protocol}")`);
   }
+  if (url.username || url.password) {
+    throw new ConfigError(`${name} must not carry a user name or password`);
+  }
   if (url.pathname !== "/" || url.search || url.hash) {
     throw new ConfigError(`${name} must be an origin without path or query (got "${raw}")`);
   }
@@ -78,6 +81,9 @@ function parseKvPath(raw: string | undefined): string {
     }
     return raw;
   }
+  if (/^[a-z][a-z0-9+.-]*:\/\//i.test(raw)) {
+    throw new ConfigError(`KV_PATH must be a file path, :memory: or an http(s) URL (got "${raw}")`);
+  }
   if (raw.endsWith("/")) {
     throw new ConfigError(`KV_PATH must name a file, not a folder (got "${raw}")`);
   }
@@ -89,12 +95,15 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
   const port = parseIntIn("PORT", env.PORT, 8000, 0, 65535);
   const platformUrl = parseHttpUrl("PLATFORM_URL", env.PLATFORM_URL || `http://localhost:${port}`);
   const demoEmail = (env.DEMO_EMAIL || "demo@example.com").trim().toLowerCase();
-  if (!/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(demoEmail)) {
+  if (demoEmail.length > 254 || !/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(demoEmail)) {
     throw new ConfigError(`DEMO_EMAIL must be an email address (got "${env.DEMO_EMAIL}")`);
   }
   const demoPassword = env.DEMO_PASSWORD || null;
-  if (demoPassword !== null && demoPassword.length < 8) {
+  if (demoPassword !== null && [...demoPassword].length < 8) {
     throw new ConfigError("DEMO_PASSWORD must be at least 8 characters");
+  }
+  if (demoPassword !== null && demoPassword.length > 256) {
+    throw new ConfigError("DEMO_PASSWORD must be at most 256 characters");
   }
   const authServers = (env.AUTHORIZATION_SERVERS || "").split(",").map((s) => s.trim()).filter(
     Boolean,

@@ -25,7 +25,18 @@ export interface OutboxMessage {
   created_at: string;
 }
 
-async function setPassword(
+/** A stored reset ticket, keyed by the SHA-256 of the link's secret. */
+interface ResetTicket {
+  user_id: string;
+  /** Unix ms after which the link no longer works. */
+  expires_at: number;
+}
+
+/**
+ * Sets a new password with the rules of a change: every API token revoked (SPEC 3.1), audited.
+ * Returns how many tokens were revoked.
+ */
+export async function setPassword(
   deps: AppDeps,
   user: User,
   newPassword: string,
@@ -85,9 +96,17 @@ export async function requestPasswordReset(deps: AppDeps, email: string): Promis
     created_at: new Date(now).toISOString(),
   };
   await deps.kv.atomic()
-    .set(passwordResetKey(await sha256Hex(secret)), { user_id: user.id }, {
-      expireIn: RESET_TTL_MS,
-    })
+    .set(
+      passwordResetKey(await sha256Hex(secret)),
+      {
+        user_id: user.id,
+        expires_at: now + RESET_TTL_MS,
+      } satisfies ResetTicket,
+      {
+        // KV expiry only cleans up; the ticket's own expires_at (on the injected clock) rules.
+        expireIn: RESET_TTL_MS,
+      },
+    )
     .set(outboxKey(`${now}-${msg.id}`), msg, { expireIn: 7 * 24 * 3600 * 1000 })
     .commit();
   deps.log(`[outbox] to=${user.email} subject="${msg.subject}" link=${link}`);
@@ -105,8 +124,8 @@ export async function confirmPasswordReset(
     new HttpError("invalid_request", "This reset link is invalid, used or expired");
   if (!/^[A-Za-z0-9_-]{20,100}$/.test(token)) throw invalid();
   const key = passwordResetKey(await sha256Hex(token));
-  const ticket = await deps.kv.get<{ user_id: string }>(key);
-  if (!ticket.value) throw invalid();
+  const ticket = await deps.kv.get<ResetTicket>(key);
+  if (!ticket.value || !(ticket.value.expires_at > deps.clock.now())) throw invalid();
   const user = await getUser(deps.kv, ticket.value.user_id);
   if (!user) throw invalid();
   const n = await setPassword(deps, user, newPassword, origin, "password_reset", (op) => {

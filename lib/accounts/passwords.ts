@@ -41,8 +41,13 @@ export async function verifyPassword(password: string, stored: string): Promise<
 }
 
 /** A dummy hash to spend the same time on unknown accounts as on known ones. */
-export const DUMMY_HASH = "pbkdf2-sha256$600000$AAAAAAAAAAAAAAAAAAAAAA==$" +
-  "AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=";
+export const DUMMY_HASH = dummyHash(PASSWORD_ITERATIONS);
+
+/** A dummy hash that costs what a real hash with `iterations` costs to verify. */
+export function dummyHash(iterations: number): string {
+  return `pbkdf2-sha256$${iterations}$AAAAAAAAAAAAAAAAAAAAAA==$` +
+    "AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=";
+}
 
 /** Refuses passwords that are too short or too long (RangeError). */
 export function checkPasswordStrength(password: string): void {

@@ -13,6 +13,11 @@ import {
   repointVersion,
 } from "../servers/servers.ts";
 import { randomToken } from "../ids.ts";
+import { verifyPassword } from "../accounts/passwords.ts";
+import { setPassword } from "../accounts/password.ts";
+import { HttpError } from "../http/errors.ts";
+
+const SEED_ORIGIN = { ip: null, user_agent: "toolgate seed (DEMO_PASSWORD)" };
 
 /** Versions of `demo`, in deploy order. */
 export const DEMO_VERSIONS = ["1.0.0", "1.1.0", "1.1.1", "2.0.0"] as const;
@@ -60,10 +65,17 @@ async function ensureServer(
       }
       continue;
     }
-    await deployVersion(deps, slug, server.owner_id, {
-      version,
-      upstream_url: upstreamFor(slug, version),
-    });
+    try {
+      await deployVersion(deps, slug, server.owner_id, {
+        version,
+        upstream_url: upstreamFor(slug, version),
+      });
+    } catch (err) {
+      // Another instance seeding the same KV at the same time may have deployed it first.
+      const now = await getServerBySlug(deps.kv, slug);
+      if (!(err instanceof HttpError && err.kind === "conflict") || !now) throw err;
+      if (!now.versions.some((v) => v.version === version)) throw err;
+    }
   }
 }
 
@@ -85,6 +97,13 @@ export async function seedDemo(
     if (!existing) generatedPassword = password;
   }
   const demo = existing ?? await ensureUser(deps, email, password);
+  if (existing && deps.config.demoPassword) {
+    const matches = await verifyPassword(deps.config.demoPassword, existing.password_hash);
+    if (!matches) {
+      // DEMO_PASSWORD changed since the account was made: apply it like a password change.
+      await setPassword(deps, existing, deps.config.demoPassword, SEED_ORIGIN, "password_changed");
+    }
+  }
   const labsOwner = await ensureUser(deps, "labs@example.com", randomToken(18));
   await ensureServer(deps, demo, "demo", "Demo tools", DEMO_VERSIONS, upstreamFor);
   await ensureServer(deps, labsOwner, "labs", "Labs (not subscribed)", LABS_VERSIONS, upstreamFor);

@@ -16,7 +16,10 @@ const UNSAFE = new Set(["POST", "PUT", "PATCH", "DELETE"]);
 export const sessionCookieName = (deps: AppDeps) =>
   deps.config.platformUrl.protocol === "https:" ? "__Host-tg_session" : "tg_session";
 
-/** Sets the session cookie (HttpOnly, SameSite=Lax, Secure on https). */
+/**
+ * Sets the session cookie (HttpOnly, SameSite=Lax, Secure on https). The `__Host-` prefix is
+ * already part of the name, so Hono's `prefix` option must not add it a second time.
+ */
 export function setSessionCookie(c: Context<AppEnv>, id: string): void {
   const deps = c.get("deps");
   const secure = deps.config.platformUrl.protocol === "https:";
@@ -26,7 +29,6 @@ export function setSessionCookie(c: Context<AppEnv>, id: string): void {
     secure,
     path: "/",
     maxAge: Math.floor(SESSION_TTL_MS / 1000),
-    ...(secure ? { prefix: "host" as const } : {}),
   });
 }
 
@@ -37,7 +39,6 @@ export function clearSessionCookie(c: Context<AppEnv>): void {
   deleteCookie(c, sessionCookieName(deps), {
     path: "/",
     secure,
-    ...(secure ? { prefix: "host" as const } : {}),
   });
 }
 

@@ -68,3 +68,22 @@ export const changePrefix = () => ["changes"] as const;
 
 /** Marker that the demo platform was seeded. */
 export const seedMarkerKey = () => ["meta", "demo_seeded"] as const;
+
+/** When a token last authenticated: a KvU64 of Unix ms, raised with `max()` by every instance. */
+export const tokenLastUsedKey = (id: string) => ["token_last_used", id] as const;
+
+/** A gateway MCP session by its id (expires when idle). */
+export const mcpSessionKey = (id: string) => ["mcp_sessions", id] as const;
+
+/** A rate-limit counter (KvU64) of one user on one server in one window. */
+export const rateLimitKey = (
+  windowStart: number,
+  window: string,
+  serverId: string,
+  userId: string,
+) => ["rate_limits", windowStart, window, serverId, userId] as const;
+/** Prefix of every rate-limit counter (ordered by window start, for sweeping). */
+export const rateLimitPrefix = () => ["rate_limits"] as const;
+
+/** The key pair toolgate signs upstream identity assertions with. */
+export const identityKeyKey = () => ["meta", "identity_key"] as const;

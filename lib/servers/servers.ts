@@ -142,13 +142,21 @@ export async function ownedServerIds(kv: Deno.Kv, userId: string): Promise<strin
   return ids;
 }
 
+/** How often a server update retries after losing a race to another write. */
+const UPDATE_ATTEMPTS = 100;
+
 async function updateServer(
   deps: AppDeps,
   slug: string,
   ownerId: string,
   change: (s: ServerRecord, now: string) => ServerRecord,
 ): Promise<ServerRecord> {
-  for (let attempt = 0; attempt < 10; attempt++) {
+  // Each lost race means another write landed, so every writer makes progress; a short random
+  // back-off keeps many concurrent deploys from colliding in lock-step.
+  for (let attempt = 0; attempt < UPDATE_ATTEMPTS; attempt++) {
+    if (attempt > 0) {
+      await new Promise((r) => setTimeout(r, Math.random() * Math.min(2 ** attempt, 25)));
+    }
     const id = (await deps.kv.get<string>(serverBySlugKey(slug))).value;
     const entry = id ? await deps.kv.get<ServerRecord>(serverKey(id)) : null;
     if (!entry?.value) throw new HttpError("not_found", `No server "${slug}"`);
@@ -167,7 +175,7 @@ async function updateServer(
  * Deploys a version. The other live versions of the same `<major>.<minor>` stop being live
  * (a new patch replaces the previous one). Prereleases replace nothing.
  */
-export function deployVersion(
+export async function deployVersion(
   deps: AppDeps,
   slug: string,
   ownerId: string,
@@ -179,7 +187,7 @@ export function deployVersion(
     );
   }
   const upstream = checkUpstreamUrl(input.upstream_url);
-  return updateServer(deps, slug, ownerId, (s, now) => {
+  return await updateServer(deps, slug, ownerId, (s, now) => {
     if (s.versions.some((v) => v.version === input.version)) {
       throw new HttpError("conflict", `Version ${input.version} was already deployed`);
     }
@@ -217,13 +225,13 @@ export function deployVersion(
 }
 
 /** Retires a version: it stops being live. */
-export function retireVersion(
+export async function retireVersion(
   deps: AppDeps,
   slug: string,
   ownerId: string,
   version: string,
 ): Promise<ServerRecord> {
-  return updateServer(deps, slug, ownerId, (s, now) => {
+  return await updateServer(deps, slug, ownerId, (s, now) => {
     const v = s.versions.find((v) => v.version === version);
     if (!v) throw new HttpError("not_found", `Version ${version} was never deployed`);
     if (!v.live) throw new HttpError("conflict", `Version ${version} is not live`);
@@ -237,7 +245,7 @@ export function retireVersion(
 }
 
 /** Points an existing version at a new upstream URL (used by the demo seed on each start). */
-export function repointVersion(
+export async function repointVersion(
   deps: AppDeps,
   slug: string,
   ownerId: string,
@@ -245,7 +253,7 @@ export function repointVersion(
   upstreamUrl: string,
 ): Promise<ServerRecord> {
   const url = checkUpstreamUrl(upstreamUrl);
-  return updateServer(deps, slug, ownerId, (s) => ({
+  return await updateServer(deps, slug, ownerId, (s) => ({
     ...s,
     versions: s.versions.map((v) => v.version === version ? { ...v, upstream_url: url } : v),
   }));

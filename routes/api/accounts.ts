@@ -35,9 +35,10 @@ export function accountRoutes(): Hono<AppEnv> {
   r.post("/session", async (c) => {
     const { email, password } = await body(c, credentials);
     const deps = c.get("deps");
-    const user = await signIn(deps, email, password, c.get("clientIp"));
+    const origin = originOf(c);
+    const user = await signIn(deps, email, password, origin.ip, undefined, origin.user_agent);
     const { id, session } = await createSession(deps, user.id);
-    await recordAudit(deps.kv, user.id, deps.clock.now(), "sign_in", originOf(c));
+    await recordAudit(deps.kv, user.id, deps.clock.now(), "sign_in", origin);
     setSessionCookie(c, id);
     return c.json({ user: publicUser(user), csrf_token: session.csrf_token });
   });

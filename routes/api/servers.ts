@@ -19,7 +19,6 @@ import {
   subscribedServerIds,
 } from "../../lib/servers/subscriptions.ts";
 import { serverDetailView, serverView } from "../../lib/servers/views.ts";
-import { HttpError } from "../../lib/http/errors.ts";
 import { body } from "./body.ts";
 
 /** `/api/servers*`, `/api/catalog`, `/api/subscriptions/:slug`. */
@@ -116,9 +115,8 @@ export function serverRoutes(): Hono<AppEnv> {
   r.delete("/subscriptions/:slug", async (c) => {
     const deps = c.get("deps");
     const server = await requireServer(deps.kv, c.req.param("slug"));
-    if (!(await cancelSubscription(deps, c.get("user").id, server.id))) {
-      throw new HttpError("not_found", `You are not subscribed to "${server.slug}"`);
-    }
+    // Idempotent like PUT: cancelling a subscription that is already gone is not an error.
+    await cancelSubscription(deps, c.get("user").id, server.id);
     return c.body(null, 204);
   });
 

@@ -1,0 +1,42 @@
+/** `Authorization: Bearer svc_…` on the JSON API: the token itself as the caller. */
+import type { AppDeps } from "../context.ts";
+import { HttpError } from "../http/errors.ts";
+import { failureMessage, lookupSecret, type TokenFailure } from "./lookup.ts";
+import { ipAllowed } from "./allowlist.ts";
+import type { TokenRecord } from "./store.ts";
+
+/** The credential of an `Authorization` header value, or null when it is not a Bearer one. */
+export function bearerCredential(header: string): string | null {
+  const m = /^Bearer[ \t]+(\S+)[ \t]*$/i.exec(header);
+  return m ? m[1] : null;
+}
+
+/** The 401 for an API token that cannot be used, with RFC 6750's WWW-Authenticate. */
+export function tokenUnauthorized(reason: TokenFailure | "not_bearer"): HttpError {
+  const message = reason === "not_bearer"
+    ? 'The Authorization header must be "Bearer <API token>"'
+    : failureMessage(reason);
+  return new HttpError("unauthorized", message, undefined, {
+    "www-authenticate": reason === "not_bearer"
+      ? 'Bearer realm="toolgate"'
+      : 'Bearer realm="toolgate", error="invalid_token"',
+  });
+}
+
+/**
+ * Authenticates an `Authorization` header holding an API token, reading KV directly (always
+ * fresh): 401 when it is not a usable token, 403 `ip_not_allowed` when `ip` is outside its
+ * allowlist.
+ */
+export async function authenticateBearer(
+  deps: AppDeps,
+  header: string,
+  ip: string | null,
+): Promise<TokenRecord> {
+  const secret = bearerCredential(header);
+  if (secret === null) throw tokenUnauthorized("not_bearer");
+  const found = await lookupSecret(deps.kv, secret, deps.clock.now());
+  if (!found.ok) throw tokenUnauthorized(found.reason);
+  if (!ipAllowed(found.token, ip)) throw new HttpError("ip_not_allowed");
+  return found.token;
+}
