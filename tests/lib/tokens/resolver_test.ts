@@ -216,7 +216,9 @@ Deno.test("resolve() does not cache a read that raced a change", async () => {
   }
 });
 
-Deno.test("resolve() on another instance sees a rotation through the change feed", async () => {
+Deno.test("resolve() on another instance drops a rotated secret at its next feed poll", async () => {
+  // The bound "within 100 ms on every instance" is one poll period (lib/start.ts polls every
+  // 50 ms); this proves a single poll after the commit is enough, without timing the machine.
   const env = await testEnv({ realClock: true });
   const other = new ChangeFeed(env.kv, env.deps.clock);
   try {
@@ -224,14 +226,11 @@ Deno.test("resolve() on another instance sees a rotation through the change feed
     const depsB: AppDeps = { ...env.deps, changes: other };
     const resolverB = new TokenResolver(depsB);
     assert.ok((await resolverB.resolve(secret)).ok);
-    other.start(50);
     await rotateToken(env.deps, session, record.id, origin); // committed by instance A
-    const committed = Date.now();
-    while ((await resolverB.resolve(secret)).ok) await new Promise((r) => setTimeout(r, 5));
-    assert.ok(Date.now() - committed <= 150, `took ${Date.now() - committed} ms`);
+    assert.ok((await resolverB.resolve(secret)).ok, "B still serves its cache before polling");
+    await other.poll();
     assert.deepEqual(await resolverB.resolve(secret), { ok: false, reason: "unknown" });
   } finally {
-    other.stop();
     env.close();
   }
 });
