@@ -6,20 +6,23 @@ import {
   checkRateLimit,
   createServer,
   deployVersion,
-  getServer,
-  listAllServers,
-  ownedServerIds,
   requireServer,
   retireVersion,
   type ServerRecord,
 } from "../../lib/servers/servers.ts";
-import {
-  cancelSubscription,
-  subscribe,
-  subscribedServerIds,
-} from "../../lib/servers/subscriptions.ts";
-import { serverDetailView, serverView } from "../../lib/servers/views.ts";
+import { cancelSubscription, isSubscribed, subscribe } from "../../lib/servers/subscriptions.ts";
+import { serverDetailView } from "../../lib/servers/views.ts";
+import { catalog, userServers } from "../../lib/servers/listing.ts";
 import { body } from "./body.ts";
+import type { Context } from "hono";
+
+/** The detail answer for a server, from the caller's point of view. */
+async function detail(c: Context<AppEnv>, server: ServerRecord, status: 200 | 201 = 200) {
+  const { kv, config } = c.get("deps");
+  const userId = c.get("user").id;
+  const subscribed = await isSubscribed(kv, userId, server.id);
+  return c.json(serverDetailView(config.platformUrl, server, userId, subscribed), status);
+}
 
 /** `/api/servers*`, `/api/catalog`, `/api/subscriptions/:slug`. */
 export function serverRoutes(): Hono<AppEnv> {
@@ -29,35 +32,15 @@ export function serverRoutes(): Hono<AppEnv> {
   r.use("/catalog", requireSession);
   r.use("/subscriptions/*", requireSession);
 
-  r.get("/servers", async (c) => {
-    const { kv, config } = c.get("deps");
-    const userId = c.get("user").id;
-    const [owned, subscribed] = await Promise.all([
-      ownedServerIds(kv, userId),
-      subscribedServerIds(kv, userId),
-    ]);
-    const ids = [...new Set([...owned, ...subscribed])];
-    const servers = (await Promise.all(ids.map((id) => getServer(kv, id))))
-      .filter((s): s is ServerRecord => s !== null)
-      .sort((a, b) => a.slug.localeCompare(b.slug));
-    const subs = new Set(subscribed);
-    return c.json({
-      servers: servers.map((s) => serverView(config.platformUrl, s, userId, subs.has(s.id))),
-    });
-  });
+  r.get(
+    "/servers",
+    async (c) => c.json({ servers: await userServers(c.get("deps"), c.get("user").id) }),
+  );
 
-  r.get("/catalog", async (c) => {
-    const { kv, config } = c.get("deps");
-    const userId = c.get("user").id;
-    const [all, subscribed] = await Promise.all([
-      listAllServers(kv),
-      subscribedServerIds(kv, userId),
-    ]);
-    const subs = new Set(subscribed);
-    return c.json({
-      servers: all.map((s) => serverView(config.platformUrl, s, userId, subs.has(s.id))),
-    });
-  });
+  r.get(
+    "/catalog",
+    async (c) => c.json({ servers: await catalog(c.get("deps"), c.get("user").id) }),
+  );
 
   r.post("/servers", async (c) => {
     const input = await body(c, {
@@ -71,15 +54,11 @@ export function serverRoutes(): Hono<AppEnv> {
       name: input.name,
       rate_limit: input.rate_limit ? checkRateLimit(input.rate_limit) : undefined,
     });
-    return c.json(serverDetailView(deps.config.platformUrl, server, c.get("user").id, false), 201);
+    return await detail(c, server, 201);
   });
 
   r.get("/servers/:slug", async (c) => {
-    const { kv, config } = c.get("deps");
-    const server = await requireServer(kv, c.req.param("slug"));
-    const userId = c.get("user").id;
-    const subscribed = (await subscribedServerIds(kv, userId)).includes(server.id);
-    return c.json(serverDetailView(config.platformUrl, server, userId, subscribed));
+    return await detail(c, await requireServer(c.get("deps").kv, c.req.param("slug")));
   });
 
   r.post("/servers/:slug/versions", async (c) => {
@@ -90,16 +69,14 @@ export function serverRoutes(): Hono<AppEnv> {
     const deps = c.get("deps");
     const userId = c.get("user").id;
     const server = await deployVersion(deps, c.req.param("slug"), userId, input);
-    const subscribed = (await subscribedServerIds(deps.kv, userId)).includes(server.id);
-    return c.json(serverDetailView(deps.config.platformUrl, server, userId, subscribed), 201);
+    return await detail(c, server, 201);
   });
 
   r.delete("/servers/:slug/versions/:version", async (c) => {
     const deps = c.get("deps");
     const userId = c.get("user").id;
     const server = await retireVersion(deps, c.req.param("slug"), userId, c.req.param("version"));
-    const subscribed = (await subscribedServerIds(deps.kv, userId)).includes(server.id);
-    return c.json(serverDetailView(deps.config.platformUrl, server, userId, subscribed));
+    return await detail(c, server);
   });
 
   r.put("/subscriptions/:slug", async (c) => {

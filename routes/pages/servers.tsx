@@ -8,7 +8,7 @@ import { Island } from "../../lib/ui/island.tsx";
 import { Notice } from "../../components/Notice.tsx";
 import { VersionsView } from "../../components/VersionsView.tsx";
 import { renderPage, requirePage } from "./render.tsx";
-import { catalog, type ServerSummary, userServers } from "./user_servers.ts";
+import { catalog, type ServerSummary, userServers } from "../../lib/servers/listing.ts";
 
 /** The user's relation to a server: Owner, or the subscription island (badge and button). */
 function Relation({ s }: { s: ServerSummary }) {

@@ -4,7 +4,7 @@ import type { AppEnv } from "../../lib/http/env.ts";
 import { listTokens } from "../../lib/tokens/query.ts";
 import { Island } from "../../lib/ui/island.tsx";
 import { renderPage, requirePage } from "./render.tsx";
-import { userServers } from "./user_servers.ts";
+import { userServers } from "../../lib/servers/listing.ts";
 
 /** The tokens page. `?new=1` opens the create dialog; `?server=<slug>` pre-selects a server. */
 export function tokenPages(): Hono<AppEnv> {

@@ -1,13 +1,8 @@
 /** The servers a page shows: the user's own and subscribed ones, and the whole catalog. */
-import type { AppDeps } from "../../lib/context.ts";
-import {
-  getServer,
-  listAllServers,
-  ownedServerIds,
-  type ServerRecord,
-} from "../../lib/servers/servers.ts";
-import { subscribedServerIds } from "../../lib/servers/subscriptions.ts";
-import { serverView } from "../../lib/servers/views.ts";
+import type { AppDeps } from "../context.ts";
+import { getServer, listAllServers, ownedServerIds, type ServerRecord } from "./servers.ts";
+import { subscribedServerIds } from "./subscriptions.ts";
+import { serverView } from "./views.ts";
 
 /** A server as lists show it (the API's `serverView`). */
 export type ServerSummary = ReturnType<typeof serverView>;
