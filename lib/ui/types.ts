@@ -1,28 +1,6 @@
 /** Shapes the dashboard reads from the JSON API (DESIGN 4), shared by pages and islands. */
 
-/** One server a token may be scoped to. */
-export interface TokenScope {
-  server_id: string;
-  server_name: string;
-  server_slug: string;
-}
-
-/** A token as `GET /api/tokens` lists it (never with its secret). */
-export interface TokenView {
-  id: string;
-  name: string;
-  prefix: string;
-  expires_at: string;
-  allowed_ips: string[] | null;
-  scopes: TokenScope[];
-  created_at: string;
-  last_used_at: string | null;
-}
-
-/** A token with its full secret: the answer of create and rotate, shown once. */
-export interface TokenWithSecret extends TokenView {
-  token: string;
-}
+export type { TokenScope, TokenView, TokenWithSecret } from "../tokens/views.ts";
 
 /** A server the user can pick in the create dialog, with its MCP base URLs. */
 export interface ServerOption {
