@@ -9,6 +9,7 @@ import { ChangeFeed } from "./kv/change_feed.ts";
 import { systemClock } from "./clock.ts";
 import { PASSWORD_ITERATIONS } from "./accounts/passwords.ts";
 import { createApp } from "./http/app.ts";
+import { closeGatewayFor } from "./mcp/gateway.ts";
 import { startDemoUpstream } from "./demo/upstream_mcp.ts";
 import { DEMO_VERSIONS, LABS_VERSIONS, seedDemo, type SeedResult } from "./demo/seed.ts";
 
@@ -71,6 +72,7 @@ export async function startToolgate(config: Config, opts: StartOptions = {}): Pr
     async close() {
       ac.abort();
       await server.finished;
+      await closeGatewayFor(deps);
       changes.stop();
       for (const close of closers) await close();
       if (!opts.kv) kv.close();

@@ -1,0 +1,70 @@
+/**
+ * The pre-MCP half of the pipeline (SPEC 7, DESIGN 1), in this order: credential (401) →
+ * allowlist (403) → scope (403 -32003) → subscription (402, owners need none) → rate limit (429).
+ * Every refusal is an HttpError without X-MCP-Version; nothing here touches KV on a warm cache.
+ */
+import { HttpError } from "../http/errors.ts";
+import type { ServerRecord } from "../servers/servers.ts";
+import { type Caller, type CredentialVerifier, verifyAuthorization } from "./credentials.ts";
+import type { RateLimiter } from "./rate_limiter.ts";
+import type { SubscriptionCache } from "./subscription_cache.ts";
+import { wwwAuthenticate } from "./resource_metadata.ts";
+
+/** What admission consults. */
+export interface AdmissionDeps {
+  verifiers: readonly CredentialVerifier[];
+  subscriptions: SubscriptionCache;
+  limiter: RateLimiter;
+}
+
+/** One request as admission sees it. */
+export interface AdmissionRequest {
+  authorization: string | null;
+  clientIp: string | null;
+  server: ServerRecord;
+  /** The server base URL the request came through (for WWW-Authenticate). */
+  base: string;
+}
+
+/** Admits the request and returns its caller, or throws the HttpError that refuses it. */
+export async function admit(deps: AdmissionDeps, req: AdmissionRequest): Promise<Caller> {
+  const { server } = req;
+  const verified = await verifyAuthorization(deps.verifiers, req.authorization, {
+    resource: req.base,
+  });
+  if (!verified.ok) {
+    const e = verified.error;
+    if (e.kind !== "unauthorized") throw e;
+    throw new HttpError(e.kind, e.message, e.data, {
+      "www-authenticate": wwwAuthenticate(req.base),
+    });
+  }
+  const caller = verified.caller;
+  if (caller.ipAllowed && !caller.ipAllowed(req.clientIp)) {
+    const description = "Requests from this IP address are not allowed for this token";
+    throw new HttpError("ip_not_allowed", description, { error: "ip_not_allowed", description });
+  }
+  if (caller.server_ids && !caller.server_ids.includes(server.id)) {
+    throw new HttpError("forbidden", `This token is not scoped to server "${server.slug}"`);
+  }
+  if (
+    server.owner_id !== caller.user_id && !(await deps.subscriptions.has(caller.user_id, server.id))
+  ) {
+    const description = `An active subscription to "${server.name}" (${server.slug}) is required`;
+    throw new HttpError("payment_required", description, {
+      error: "payment_required",
+      description,
+    });
+  }
+  const over = deps.limiter.hit(caller.user_id, server.id, server.rate_limit);
+  if (over) {
+    throw new HttpError(
+      "rate_limited",
+      `At most ${over.limit} requests per ${over.windowType}`,
+      { ...over },
+      { "retry-after": String(over.retryAfter) },
+    );
+  }
+  caller.noteUse();
+  return caller;
+}

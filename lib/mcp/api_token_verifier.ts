@@ -1,0 +1,53 @@
+/** The API-token credential (SPEC 5.2): `svc_…` secrets looked up through the TokenResolver. */
+import { isWellFormedSecret, SECRET_PREFIX } from "../tokens/secret.ts";
+import type { TokenRecord } from "../tokens/store.ts";
+import { failureMessage } from "../tokens/lookup.ts";
+import type { TokenResolver } from "../tokens/resolver.ts";
+import { ipAllowed } from "../tokens/allowlist.ts";
+import {
+  type Caller,
+  type CredentialVerifier,
+  unauthorized,
+  type Verification,
+} from "./credentials.ts";
+
+/** What this verifier needs of the token resolver. */
+export type TokenSource = Pick<TokenResolver, "resolve" | "markUsed">;
+
+/** Verifies `svc_` API tokens; callers carry the token's scopes and compiled allowlist. */
+export class ApiTokenVerifier implements CredentialVerifier {
+  #callers = new WeakMap<TokenRecord, Caller>();
+
+  constructor(private tokens: TokenSource) {}
+
+  /** API tokens are the bearer strings starting with `svc_`. */
+  claims(bearer: string): boolean {
+    return bearer.startsWith(SECRET_PREFIX);
+  }
+
+  /** Resolves the secret; 401 with the reason when it is not an active token. */
+  async verify(bearer: string): Promise<Verification> {
+    if (!isWellFormedSecret(bearer)) {
+      return { ok: false, error: unauthorized(failureMessage("malformed")) };
+    }
+    const found = await this.tokens.resolve(bearer);
+    if (!found.ok) return { ok: false, error: unauthorized(failureMessage(found.reason)) };
+    return { ok: true, caller: this.#callerOf(found.token) };
+  }
+
+  #callerOf(token: TokenRecord): Caller {
+    let caller = this.#callers.get(token);
+    if (!caller) {
+      caller = {
+        user_id: token.user_id,
+        kind: "api_token",
+        credential_id: token.id,
+        server_ids: token.server_ids,
+        ipAllowed: token.allowed_ips === null ? null : (ip) => ipAllowed(token, ip),
+        noteUse: () => this.tokens.markUsed(token.id),
+      };
+      this.#callers.set(token, caller);
+    }
+    return caller;
+  }
+}

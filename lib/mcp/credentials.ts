@@ -1,0 +1,66 @@
+/**
+ * The credential step of the MCP pipeline: a chain of verifiers, each owning one kind of bearer
+ * credential (API tokens now, OAuth access tokens later). Adding a kind is one new module that
+ * implements CredentialVerifier and one line where the chain is built.
+ */
+import { HttpError } from "../http/errors.ts";
+
+/** The kinds of bearer credential the MCP endpoint accepts. */
+export type CredentialKind = "api_token" | "oauth";
+
+/** Who is calling, as far as the rest of the pipeline cares. */
+export interface Caller {
+  user_id: string;
+  kind: CredentialKind;
+  /** The credential's stable id (token id; grant id for OAuth). */
+  credential_id: string;
+  /** Servers this credential may reach; null means every server the user may use. */
+  server_ids: readonly string[] | null;
+  /** True when the client address may use this credential (allowlist); null = no allowlist. */
+  ipAllowed: ((ip: string | null) => boolean) | null;
+  /** Notes that an admitted request used this credential (e.g. `last_used_at`, batched). */
+  noteUse(): void;
+}
+
+/** The outcome of checking one bearer credential. */
+export type Verification =
+  | { ok: true; caller: Caller }
+  /** `error` is an `unauthorized` (description says why) or `auth_unavailable` HttpError. */
+  | { ok: false; error: HttpError };
+
+/** What verifiers learn about the request besides the credential. */
+export interface VerifyContext {
+  /** The server base URL the request is for (OAuth audience checks, RFC 8707). */
+  resource: string;
+}
+
+/** One kind of bearer credential. */
+export interface CredentialVerifier {
+  /** True when `bearer` looks like this verifier's kind (cheap, no I/O). */
+  claims(bearer: string): boolean;
+  /** Checks the credential. */
+  verify(bearer: string, ctx: VerifyContext): Promise<Verification>;
+}
+
+const BEARER_RE = /^Bearer[ ]+([\x21-\x7e]+)[ ]*$/i;
+
+/** A 401 whose description says why. */
+export const unauthorized = (description: string) =>
+  new HttpError("unauthorized", description, { error: "unauthorized", description });
+
+/** Runs the chain on an Authorization header: the first verifier that claims the token decides. */
+export async function verifyAuthorization(
+  verifiers: readonly CredentialVerifier[],
+  header: string | null,
+  ctx: VerifyContext,
+): Promise<Verification> {
+  if (header === null || header.trim() === "") {
+    return { ok: false, error: unauthorized("Missing Authorization header") };
+  }
+  const m = BEARER_RE.exec(header);
+  if (!m) {
+    return { ok: false, error: unauthorized("Authorization must be a Bearer token") };
+  }
+  for (const v of verifiers) if (v.claims(m[1])) return await v.verify(m[1], ctx);
+  return { ok: false, error: unauthorized("The bearer token is not recognised") };
+}

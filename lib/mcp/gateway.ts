@@ -1,0 +1,321 @@
+/**
+ * MCP dispatch (SPEC 4.1, 7, 9; DESIGN 1, 3–6): everything a server base URL answers. For MCP
+ * requests: admission (auth → allowlist → scope → subscription → rate limit), then the MCP layer
+ * (session lock or version resolution → forward to the version's upstream), every answer of the
+ * MCP layer carrying `X-MCP-Version` and `X-MCP-Latest-Version`. Errors are JSON-RPC bodies, never
+ * a stack trace.
+ */
+import type { AppDeps } from "../context.ts";
+import { HttpError, rpcErrorResponse, toHttpError } from "../http/errors.ts";
+import { clientIp } from "../http/client_ip.ts";
+import type { ServerRecord, VersionRecord } from "../servers/servers.ts";
+import { parseVersionPath, resolveVersion, type VersionPattern } from "../versions/resolve.ts";
+import { admit } from "./admission.ts";
+import { ApiTokenVerifier } from "./api_token_verifier.ts";
+import type { Caller, CredentialVerifier } from "./credentials.ts";
+import { preflight, withCors } from "./cors.ts";
+import { callUpstream } from "./forward.ts";
+import { UpstreamIdentity } from "./identity.ts";
+import { readRpcBody } from "./jsonrpc_body.ts";
+import { RateLimiter } from "./rate_limiter.ts";
+import { protectedResourceMetadata } from "./resource_metadata.ts";
+import { ServerCache } from "./server_cache.ts";
+import { type McpSession, type SessionOptions, SessionStore } from "./sessions.ts";
+import { SubscriptionCache } from "./subscription_cache.ts";
+import { type McpTarget, mcpTarget } from "./target.ts";
+import { TokenResolver } from "../tokens/resolver.ts";
+
+/** Tuning knobs, for tests and the bench. */
+export interface GatewayOptions {
+  /** Credential verifiers in order (default: API tokens). */
+  verifiers?: CredentialVerifier[];
+  /** Rate-limit flush interval, ms (default 100). */
+  rateFlushMs?: number;
+  sessions?: Partial<SessionOptions>;
+}
+
+const MCP_METHODS = "GET, POST, DELETE, OPTIONS";
+const READ_METHODS = "GET, OPTIONS";
+const JSON_TYPE = { "content-type": "application/json; charset=utf-8" };
+
+type VersionHeaders = Record<string, string>;
+
+/** The MCP face of toolgate; `handle()` answers the requests that are MCP's. */
+export class McpGateway {
+  readonly servers: ServerCache;
+  readonly subscriptions: SubscriptionCache;
+  readonly sessions: SessionStore;
+  readonly limiter: RateLimiter;
+  readonly identity: UpstreamIdentity;
+  readonly verifiers: readonly CredentialVerifier[];
+  #tokens: TokenResolver;
+
+  constructor(private deps: AppDeps, opts: GatewayOptions = {}) {
+    this.servers = new ServerCache(deps);
+    this.subscriptions = new SubscriptionCache(deps);
+    this.sessions = new SessionStore(deps, opts.sessions);
+    this.limiter = new RateLimiter(deps.kv, deps.clock, opts.rateFlushMs);
+    this.identity = new UpstreamIdentity(deps);
+    this.#tokens = new TokenResolver(deps);
+    this.#tokens.start();
+    this.verifiers = opts.verifiers ?? [new ApiTokenVerifier(this.#tokens)];
+  }
+
+  /**
+   * Answers `req` when it is MCP's (base URLs, path-aware metadata, JWKS); null otherwise.
+   * `remote` is the socket's peer address (absent for in-process requests).
+   */
+  handle(req: Request, remote?: string): Promise<Response> | null {
+    const { host, pathname } = hostAndPath(req);
+    const target = mcpTarget(this.deps.config.platformUrl, host, pathname);
+    if (target === null) return null;
+    const ip = clientIp(req, remote, this.deps.config.trustProxy);
+    return this.#answer(req, target, ip).catch((err) => this.#fail(req, err)).then(withCors);
+  }
+
+  /** Flushes counters and stops timers (the KV stays open). */
+  async close(): Promise<void> {
+    this.limiter.stop();
+    await this.limiter.flush();
+    this.#tokens.stop();
+    await this.#tokens.flush();
+  }
+
+  #answer(req: Request, target: McpTarget, clientIp: string | null): Promise<Response> {
+    if (target.kind === "mcp") {
+      if (req.method === "OPTIONS") return Promise.resolve(preflight(MCP_METHODS));
+      return this.#mcp(req, target, clientIp);
+    }
+    if (req.method === "OPTIONS") return Promise.resolve(preflight(READ_METHODS));
+    if (req.method !== "GET" && req.method !== "HEAD") {
+      throw new HttpError("method_not_allowed", undefined, undefined, { allow: READ_METHODS });
+    }
+    return target.kind === "jwks" ? this.#jwks() : this.#metadata(target.slug, target.resource);
+  }
+
+  async #jwks(): Promise<Response> {
+    return new Response(JSON.stringify(await this.identity.jwks()), {
+      headers: { ...JSON_TYPE, "cache-control": "public, max-age=300" },
+    });
+  }
+
+  async #metadata(slug: string, resource: string): Promise<Response> {
+    await this.#server(slug);
+    const doc = protectedResourceMetadata(resource, this.deps.config.authorizationServers);
+    return new Response(JSON.stringify(doc), {
+      headers: { ...JSON_TYPE, "cache-control": "public, max-age=300" },
+    });
+  }
+
+  async #server(slug: string): Promise<ServerRecord> {
+    const server = await this.servers.bySlug(slug);
+    if (!server) throw new HttpError("not_found", `No server "${slug}"`);
+    return server;
+  }
+
+  async #mcp(
+    req: Request,
+    target: Extract<McpTarget, { kind: "mcp" }>,
+    clientIp: string | null,
+  ): Promise<Response> {
+    const method = req.method;
+    if (method !== "POST" && method !== "GET" && method !== "DELETE") {
+      throw new HttpError("method_not_allowed", undefined, undefined, { allow: MCP_METHODS });
+    }
+    const server = await this.#server(target.slug);
+    const pattern = parseVersionPath(target.versionPath);
+    if (!pattern) {
+      throw new HttpError(
+        "not_found",
+        `No MCP endpoint at "${target.versionPath}": use /, /v<major>, /v<major>.<minor> or /v<major>.<minor>.<patch>`,
+      );
+    }
+    const caller = await admit(this, {
+      authorization: req.headers.get("authorization"),
+      clientIp,
+      server,
+      base: target.base,
+    });
+    // From here on the request has reached the MCP layer.
+    const latest = resolvedFor(server, LATEST)?.version;
+    const headers: VersionHeaders = latest ? { "x-mcp-latest-version": latest } : {};
+    try {
+      return await this.#dispatch(req, method, pattern, server, caller, headers);
+    } catch (err) {
+      return this.#fail(req, err, headers);
+    }
+  }
+
+  async #dispatch(
+    req: Request,
+    method: "POST" | "GET" | "DELETE",
+    pattern: VersionPattern,
+    server: ServerRecord,
+    caller: Caller,
+    headers: VersionHeaders,
+  ): Promise<Response> {
+    const sessionId = req.headers.get("mcp-session-id");
+    let session: McpSession | null = null;
+    let version: VersionRecord;
+    if (sessionId !== null) {
+      session = await this.sessions.find(sessionId);
+      const locked = session && session.user_id === caller.user_id &&
+          session.server_id === server.id
+        ? server.versions.find((v) => v.version === session!.version)
+        : undefined;
+      if (!locked) {
+        const fresh = resolvedFor(server, pattern)?.version;
+        if (fresh) headers["x-mcp-version"] = fresh;
+        throw new HttpError("session_not_found");
+      }
+      version = locked;
+    } else {
+      version = this.#resolve(server, pattern, headers);
+    }
+    headers["x-mcp-version"] = version.version;
+
+    const body = method === "POST" ? await readRpcBody(req, this.deps.config.maxBodyBytes) : null;
+    if (method === "DELETE" && session?.upstream_session_id === null) {
+      await this.sessions.end(session.id);
+      return new Response(null, { status: 200, headers });
+    }
+    const assertion = await this.identity.assertion({
+      user_id: caller.user_id,
+      kind: caller.kind,
+      server_id: server.id,
+      server_slug: server.slug,
+      version: version.version,
+      audience: version.upstream_url,
+    });
+    let answer;
+    try {
+      answer = await callUpstream({
+        method,
+        url: version.upstream_url,
+        headers: req.headers,
+        body: body?.text ?? null,
+        upstreamSessionId: session?.upstream_session_id ?? null,
+        assertion,
+        timeoutMs: this.deps.config.upstreamTimeoutMs,
+      });
+    } finally {
+      if (method === "DELETE" && session) await this.sessions.end(session.id);
+    }
+    if (session && answer.status === 404 && method !== "DELETE") {
+      // The upstream lost its session: end ours so the client initializes again.
+      await answer.body?.cancel();
+      await this.sessions.end(session.id);
+      throw new HttpError("session_not_found");
+    }
+    for (const [k, v] of Object.entries(headers)) answer.headers.set(k, v);
+    if (body?.initialize && !session && answer.status >= 200 && answer.status < 300) {
+      const created = await this.sessions.create({
+        user_id: caller.user_id,
+        credential_kind: caller.kind,
+        server_id: server.id,
+        version: version.version,
+        upstream_session_id: answer.sessionId,
+      });
+      answer.headers.set("mcp-session-id", created.id);
+    }
+    return new Response(answer.body, { status: answer.status, headers: answer.headers });
+  }
+
+  /** The version a pattern resolves to; 404 `version_not_live` when none is live. */
+  #resolve(server: ServerRecord, pattern: VersionPattern, headers: VersionHeaders): VersionRecord {
+    const resolved = resolvedFor(server, pattern);
+    if (resolved === null) {
+      const latest = headers["x-mcp-latest-version"] ?? null;
+      throw new HttpError(
+        "version_not_live",
+        `No live version of "${server.slug}" matches ${describePattern(pattern)}`,
+        { error: "version_not_live", latest_version: latest },
+      );
+    }
+    return resolved;
+  }
+
+  /**
+   * The JSON-RPC error answer for anything thrown. Rows SPEC 7 leaves open get
+   * `data: {error, description}`; the scope 403 keeps SPEC's "no data".
+   */
+  #fail(req: Request, err: unknown, headers?: VersionHeaders): Response {
+    let http = toHttpError(err);
+    if (http.kind === "internal") {
+      const path = new URL(req.url).pathname;
+      this.deps.log(`[error] MCP ${req.method} ${path}: ${err instanceof Error ? err.stack : err}`);
+    }
+    if (http.data === undefined && http.kind !== "forbidden") {
+      const data = { error: http.kind, description: http.message };
+      http = new HttpError(http.kind, http.message, data, http.headers);
+    }
+    return rpcErrorResponse(http, headers);
+  }
+}
+
+const LATEST: VersionPattern = { kind: "latest" };
+const resolutions = new WeakMap<ServerRecord, Map<string, VersionRecord | null>>();
+
+/**
+ * `resolveVersion` memoised per server record: records are replaced, never changed, on every
+ * deploy or retire, so a record's answers hold for its lifetime (semver parsing stays off the
+ * hot path).
+ */
+function resolvedFor(server: ServerRecord, pattern: VersionPattern): VersionRecord | null {
+  let memo = resolutions.get(server);
+  if (!memo) resolutions.set(server, memo = new Map());
+  const key = describePattern(pattern);
+  let hit = memo.get(key);
+  if (hit === undefined) {
+    const v = resolveVersion(pattern, server.versions);
+    hit = v === null ? null : server.versions.find((r) => r.version === v)!;
+    if (memo.size < 1000) memo.set(key, hit);
+  }
+  return hit;
+}
+
+/** The Host header (or the URL's host) and the path of a request, without a full URL parse. */
+function hostAndPath(req: Request): { host: string; pathname: string } {
+  const url = req.url;
+  const start = url.indexOf("//") + 2;
+  let end = url.indexOf("/", start);
+  if (end === -1) end = url.length;
+  let stop = url.indexOf("?", end);
+  if (stop === -1) stop = url.length;
+  const hash = url.indexOf("#", end);
+  if (hash !== -1 && hash < stop) stop = hash;
+  return {
+    host: req.headers.get("host") ?? url.slice(start, end),
+    pathname: end === url.length ? "/" : url.slice(end, stop),
+  };
+}
+
+function describePattern(p: VersionPattern): string {
+  switch (p.kind) {
+    case "latest":
+      return "/ (latest)";
+    case "major":
+      return `v${p.major}`;
+    case "minor":
+      return `v${p.major}.${p.minor}`;
+    case "exact":
+      return `v${p.version}`;
+  }
+}
+
+const gateways = new WeakMap<AppDeps, McpGateway>();
+
+/** The one gateway of a deps object, created on first use. */
+export function gatewayFor(deps: AppDeps): McpGateway {
+  let g = gateways.get(deps);
+  if (!g) {
+    g = new McpGateway(deps);
+    gateways.set(deps, g);
+  }
+  return g;
+}
+
+/** Closes the gateway of `deps` if one was created (flushes counters, stops timers). */
+export async function closeGatewayFor(deps: AppDeps): Promise<void> {
+  await gateways.get(deps)?.close();
+}
