@@ -48,9 +48,9 @@ const MAX_ATTEMPTS = 200;
 
 const quote = (ids: string[]) => ids.slice(0, 10).map((s) => JSON.stringify(s.slice(0, 60)));
 
-async function newSecret(): Promise<{ secret: string; hash: string; prefix: string }> {
+function newSecret(): { secret: string; hash: string; prefix: string } {
   const secret = generateSecret();
-  return { secret, hash: await hashSecret(secret), prefix: secretPrefix(secret) };
+  return { secret, hash: hashSecret(secret), prefix: secretPrefix(secret) };
 }
 
 /** Creates a token scoped to servers the user owns or subscribes to; returns it with its secret. */
@@ -79,7 +79,7 @@ export async function createToken(
       { server_ids: refused.slice(0, 10) },
     );
   }
-  const { secret, hash, prefix } = await newSecret();
+  const { secret, hash, prefix } = newSecret();
   const now = deps.clock.now();
   const record: TokenRecord = {
     id: newId(),
@@ -192,7 +192,7 @@ export async function rotateToken(
   id: string,
   origin: RequestOrigin,
 ): Promise<IssuedToken> {
-  const fresh = await newSecret();
+  const fresh = newSecret();
   const record = await change(deps, actor, id, "rotate", origin, (rec, now, op) => {
     const next: TokenRecord = { ...rec, hash: fresh.hash, prefix: fresh.prefix };
     op.check({ key: tokenByHashKey(fresh.hash), versionstamp: null })

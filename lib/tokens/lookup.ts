@@ -21,7 +21,7 @@ export function classifyToken(rec: TokenRecord | null, now: number): TokenLookup
 /** Looks a secret up straight in KV (no cache): format and checksum first, then two reads. */
 export async function lookupSecret(kv: Deno.Kv, secret: string, now: number): Promise<TokenLookup> {
   if (!isWellFormedSecret(secret)) return { ok: false, reason: "malformed" };
-  return classifyToken(await getTokenByHash(kv, await hashSecret(secret)), now);
+  return classifyToken(await getTokenByHash(kv, hashSecret(secret)), now);
 }
 
 /** A sentence for a failed lookup, safe to show the caller (never contains the secret). */

@@ -64,7 +64,7 @@ export class TokenResolver {
   /** The token a secret belongs to, or why it cannot be used; never writes KV. */
   async resolve(secret: string): Promise<TokenLookup> {
     if (!isWellFormedSecret(secret)) return { ok: false, reason: "malformed" };
-    const hash = await hashSecret(secret);
+    const hash = hashSecret(secret);
     const now = this.#deps.clock.now();
     const cached = this.#known.get(hash);
     if (cached) return classifyToken(cached, now);

@@ -19,6 +19,7 @@
  *
  * @module
  */
+import { createHash } from "node:crypto";
 
 /** The literal prefix every secret starts with. */
 export const SECRET_PREFIX = "svc_";
@@ -117,9 +118,12 @@ export function secretPrefix(secret: string): string {
   return secret.slice(0, PREFIX_DISPLAY_LENGTH);
 }
 
-/** Lowercase hex SHA-256 of the secret's UTF-8 bytes (64 chars); the only form we store. */
-export async function hashSecret(secret: string): Promise<string> {
+/**
+ * Lowercase hex SHA-256 of the secret's UTF-8 bytes (64 chars); the only form we store.
+ * Synchronous (node:crypto) because it runs on every MCP request: WebCrypto's async digest
+ * costs a trip through the runtime's thread pool, several times the hash itself.
+ */
+export function hashSecret(secret: string): string {
   if (typeof secret !== "string") throw new TypeError("hashSecret() expects a string");
-  const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(secret));
-  return Array.from(new Uint8Array(digest), (b) => b.toString(16).padStart(2, "0")).join("");
+  return createHash("sha256").update(secret, "utf8").digest("hex");
 }

@@ -181,7 +181,7 @@ Deno.test("resolve() caches unknown secrets briefly; a create with that hash cle
     await resolver.resolve(secret);
     assert.equal(reads(), 2, "re-read after 5 s");
     // A token created with exactly this secret (as createToken does) must resolve at once.
-    const hash = await hashSecret(secret);
+    const hash = hashSecret(secret);
     const rec: TokenRecord = {
       ...record,
       id: crypto.randomUUID(),
