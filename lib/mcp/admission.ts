@@ -5,7 +5,12 @@
  */
 import { HttpError } from "../http/errors.ts";
 import type { ServerRecord } from "../servers/servers.ts";
-import { type Caller, type CredentialVerifier, verifyAuthorization } from "./credentials.ts";
+import {
+  type Caller,
+  type CredentialVerifier,
+  type Verification,
+  verifyAuthorization,
+} from "./credentials.ts";
 import type { RateLimiter } from "./rate_limiter.ts";
 import type { SubscriptionCache } from "./subscription_cache.ts";
 import { wwwAuthenticate } from "./resource_metadata.ts";
@@ -20,18 +25,30 @@ export interface AdmissionDeps {
 /** One request as admission sees it. */
 export interface AdmissionRequest {
   authorization: string | null;
-  clientIp: string | null;
+  /** The client's address (read only when the credential has an allowlist; may be a getter). */
+  readonly clientIp: string | null;
   server: ServerRecord;
   /** The server base URL the request came through (for WWW-Authenticate). */
   base: string;
 }
 
-/** Admits the request and returns its caller, or throws the HttpError that refuses it. */
-export async function admit(deps: AdmissionDeps, req: AdmissionRequest): Promise<Caller> {
-  const { server } = req;
-  const verified = await verifyAuthorization(deps.verifiers, req.authorization, {
+/**
+ * Admits the request and returns its caller, or throws the HttpError that refuses it.
+ * Synchronous (no promise, no await) when every answer is in memory — the hot path.
+ */
+export function admit(deps: AdmissionDeps, req: AdmissionRequest): Caller | Promise<Caller> {
+  const verified = verifyAuthorization(deps.verifiers, req.authorization, {
     resource: req.base,
   });
+  if (verified instanceof Promise) return verified.then((v) => admitVerified(deps, req, v));
+  return admitVerified(deps, req, verified);
+}
+
+function admitVerified(
+  deps: AdmissionDeps,
+  req: AdmissionRequest,
+  verified: Verification,
+): Caller | Promise<Caller> {
   if (!verified.ok) {
     const e = verified.error;
     if (e.kind !== "unauthorized") throw e;
@@ -39,6 +56,7 @@ export async function admit(deps: AdmissionDeps, req: AdmissionRequest): Promise
       "www-authenticate": wwwAuthenticate(req.base),
     });
   }
+  const { server } = req;
   const caller = verified.caller;
   if (caller.ipAllowed && !caller.ipAllowed(req.clientIp)) {
     const description = "Requests from this IP address are not allowed for this token";
@@ -47,9 +65,23 @@ export async function admit(deps: AdmissionDeps, req: AdmissionRequest): Promise
   if (caller.server_ids && !caller.server_ids.includes(server.id)) {
     throw new HttpError("forbidden", `This token is not scoped to server "${server.slug}"`);
   }
-  if (
-    server.owner_id !== caller.user_id && !(await deps.subscriptions.has(caller.user_id, server.id))
-  ) {
+  if (server.owner_id !== caller.user_id) {
+    const subscribed = deps.subscriptions.has(caller.user_id, server.id);
+    if (subscribed instanceof Promise) {
+      return subscribed.then((yes) => admitSubscribed(deps, server, caller, yes));
+    }
+    return admitSubscribed(deps, server, caller, subscribed);
+  }
+  return admitSubscribed(deps, server, caller, true);
+}
+
+function admitSubscribed(
+  deps: AdmissionDeps,
+  server: ServerRecord,
+  caller: Caller,
+  subscribed: boolean,
+): Caller {
+  if (!subscribed) {
     const description = `An active subscription to "${server.name}" (${server.slug}) is required`;
     throw new HttpError("payment_required", description, {
       error: "payment_required",

@@ -2,7 +2,7 @@
 import { isWellFormedSecret, SECRET_PREFIX } from "../tokens/secret.ts";
 import type { TokenRecord } from "../tokens/store.ts";
 import { failureMessage } from "../tokens/lookup.ts";
-import type { TokenResolver } from "../tokens/resolver.ts";
+import type { TokenLookup, TokenResolver } from "../tokens/resolver.ts";
 import { ipAllowed } from "../tokens/allowlist.ts";
 import {
   type Caller,
@@ -12,7 +12,9 @@ import {
 } from "./credentials.ts";
 
 /** What this verifier needs of the token resolver. */
-export type TokenSource = Pick<TokenResolver, "resolve" | "markUsed">;
+export type TokenSource =
+  & Pick<TokenResolver, "resolve" | "markUsed">
+  & Partial<Pick<TokenResolver, "peek">>;
 
 /** Verifies `svc_` API tokens; callers carry the token's scopes and compiled allowlist. */
 export class ApiTokenVerifier implements CredentialVerifier {
@@ -25,12 +27,20 @@ export class ApiTokenVerifier implements CredentialVerifier {
     return bearer.startsWith(SECRET_PREFIX);
   }
 
-  /** Resolves the secret; 401 with the reason when it is not an active token. */
-  async verify(bearer: string): Promise<Verification> {
+  /**
+   * Resolves the secret; 401 with the reason when it is not an active token. Synchronous when the
+   * resolver's memory answers (the hot path), a promise otherwise.
+   */
+  verify(bearer: string): Verification | Promise<Verification> {
     if (!isWellFormedSecret(bearer)) {
       return { ok: false, error: unauthorized(failureMessage("malformed")) };
     }
-    const found = await this.tokens.resolve(bearer);
+    const known = this.tokens.peek?.(bearer);
+    if (known !== undefined) return this.#verdict(known);
+    return this.tokens.resolve(bearer).then((found) => this.#verdict(found));
+  }
+
+  #verdict(found: TokenLookup): Verification {
     if (!found.ok) return { ok: false, error: unauthorized(failureMessage(found.reason)) };
     return { ok: true, caller: this.#callerOf(found.token) };
   }

@@ -15,6 +15,13 @@ export function withCors(res: Response): Response {
   return res;
 }
 
+/** Adds the CORS answer headers to a plain header object and returns it. */
+export function withCorsHeaders(headers: Record<string, string>): Record<string, string> {
+  headers["access-control-allow-origin"] = "*";
+  headers["access-control-expose-headers"] = EXPOSED;
+  return headers;
+}
+
 /** The answer to a CORS preflight (`OPTIONS`). */
 export function preflight(methods: string): Response {
   return withCors(

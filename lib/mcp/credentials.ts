@@ -38,8 +38,8 @@ export interface VerifyContext {
 export interface CredentialVerifier {
   /** True when `bearer` looks like this verifier's kind (cheap, no I/O). */
   claims(bearer: string): boolean;
-  /** Checks the credential. */
-  verify(bearer: string, ctx: VerifyContext): Promise<Verification>;
+  /** Checks the credential (synchronously when memory can answer). */
+  verify(bearer: string, ctx: VerifyContext): Verification | Promise<Verification>;
 }
 
 const BEARER_RE = /^Bearer[ ]+([\x21-\x7e]+)[ ]*$/i;
@@ -48,12 +48,15 @@ const BEARER_RE = /^Bearer[ ]+([\x21-\x7e]+)[ ]*$/i;
 export const unauthorized = (description: string) =>
   new HttpError("unauthorized", description, { error: "unauthorized", description });
 
-/** Runs the chain on an Authorization header: the first verifier that claims the token decides. */
-export async function verifyAuthorization(
+/**
+ * Runs the chain on an Authorization header: the first verifier that claims the token decides.
+ * Synchronous when the verifier is.
+ */
+export function verifyAuthorization(
   verifiers: readonly CredentialVerifier[],
   header: string | null,
   ctx: VerifyContext,
-): Promise<Verification> {
+): Verification | Promise<Verification> {
   if (header === null || header.trim() === "") {
     return { ok: false, error: unauthorized("Missing Authorization header") };
   }
@@ -61,6 +64,6 @@ export async function verifyAuthorization(
   if (!m) {
     return { ok: false, error: unauthorized("Authorization must be a Bearer token") };
   }
-  for (const v of verifiers) if (v.claims(m[1])) return await v.verify(m[1], ctx);
+  for (const v of verifiers) if (v.claims(m[1])) return v.verify(m[1], ctx);
   return { ok: false, error: unauthorized("The bearer token is not recognised") };
 }

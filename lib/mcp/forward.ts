@@ -26,30 +26,65 @@ export interface UpstreamCall {
 /** The upstream's answer: status, passable headers, its session id, and the unread body. */
 export interface UpstreamAnswer {
   status: number;
-  headers: Headers;
+  /** The passed answer headers, lower-case names (a plain object the caller may add to). */
+  headers: Record<string, string>;
   sessionId: string | null;
   body: ReadableStream<Uint8Array> | null;
 }
 
 /**
+ * Upstream deadlines. One shared sweep (every TICK_MS, running only while calls wait for their
+ * answer) aborts the calls whose deadline passed, instead of a timer per request: a timeout fires
+ * between `timeoutMs` and `timeoutMs + TICK_MS` after the call started.
+ */
+const TICK_MS = 100;
+interface Waiting {
+  deadline: number;
+  ac: AbortController;
+  timedOut: boolean;
+}
+const waiting = new Set<Waiting>();
+let sweeper: ReturnType<typeof setInterval> | undefined;
+
+function sweep(): void {
+  const now = Date.now();
+  for (const w of waiting) {
+    if (now >= w.deadline) {
+      w.timedOut = true;
+      waiting.delete(w);
+      w.ac.abort();
+    }
+  }
+  if (waiting.size === 0) stopSweep();
+}
+
+function stopSweep(): void {
+  if (sweeper !== undefined) clearInterval(sweeper);
+  sweeper = undefined;
+}
+
+function unwatch(w: Waiting): void {
+  if (waiting.delete(w) && waiting.size === 0) stopSweep();
+}
+
+/**
  * Sends the call; 502 `upstream_unavailable` when the upstream cannot be reached, 504
  * `upstream_timeout` when its answer does not start within `timeoutMs`. A started answer (an SSE
- * stream, say) is not cut by the timeout.
+ * stream, say) is not cut by the timeout: the deadline is dropped once the answer's head arrives.
  */
 export async function callUpstream(call: UpstreamCall): Promise<UpstreamAnswer> {
-  const headers = new Headers();
-  for (const name of PASSED_REQUEST_HEADERS) {
-    const v = call.headers.get(name);
-    if (v !== null) headers.set(name, v);
+  const src = call.headers;
+  const headers: Record<string, string> = { "authorization": `Bearer ${call.assertion}` };
+  for (let i = 0; i < PASSED_REQUEST_HEADERS.length; i++) {
+    const name = PASSED_REQUEST_HEADERS[i];
+    const v = src.get(name);
+    if (v !== null) headers[name] = v;
   }
-  headers.set("authorization", `Bearer ${call.assertion}`);
-  if (call.upstreamSessionId !== null) headers.set("mcp-session-id", call.upstreamSessionId);
+  if (call.upstreamSessionId !== null) headers["mcp-session-id"] = call.upstreamSessionId;
   const ac = new AbortController();
-  let timedOut = false;
-  const timer = setTimeout(() => {
-    timedOut = true;
-    ac.abort();
-  }, call.timeoutMs);
+  const w: Waiting = { deadline: Date.now() + call.timeoutMs, ac, timedOut: false };
+  waiting.add(w);
+  sweeper ??= setInterval(sweep, Math.min(TICK_MS, Math.max(1, call.timeoutMs)));
   let res: Response;
   try {
     res = await fetch(call.url, {
@@ -60,7 +95,7 @@ export async function callUpstream(call: UpstreamCall): Promise<UpstreamAnswer> 
       redirect: "manual",
     });
   } catch {
-    if (timedOut) {
+    if (w.timedOut) {
       throw new HttpError(
         "upstream_timeout",
         `The tool server did not answer within ${call.timeoutMs} ms`,
@@ -68,17 +103,14 @@ export async function callUpstream(call: UpstreamCall): Promise<UpstreamAnswer> 
     }
     throw new HttpError("upstream_unavailable");
   } finally {
-    clearTimeout(timer);
+    unwatch(w);
   }
-  const out = new Headers();
-  for (const name of PASSED_RESPONSE_HEADERS) {
-    const v = res.headers.get(name);
-    if (v !== null) out.set(name, v);
+  const got = res.headers;
+  const out: Record<string, string> = {};
+  for (let i = 0; i < PASSED_RESPONSE_HEADERS.length; i++) {
+    const name = PASSED_RESPONSE_HEADERS[i];
+    const v = got.get(name);
+    if (v !== null) out[name] = v;
   }
-  return {
-    status: res.status,
-    headers: out,
-    sessionId: res.headers.get("mcp-session-id"),
-    body: res.body,
-  };
+  return { status: res.status, headers: out, sessionId: got.get("mcp-session-id"), body: res.body };
 }

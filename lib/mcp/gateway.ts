@@ -12,8 +12,8 @@ import type { ServerRecord, VersionRecord } from "../servers/servers.ts";
 import { parseVersionPath, resolveVersion, type VersionPattern } from "../versions/resolve.ts";
 import { admit } from "./admission.ts";
 import { ApiTokenVerifier } from "./api_token_verifier.ts";
-import type { Caller, CredentialVerifier } from "./credentials.ts";
-import { preflight, withCors } from "./cors.ts";
+import type { CredentialVerifier } from "./credentials.ts";
+import { preflight, withCors, withCorsHeaders } from "./cors.ts";
 import { callUpstream } from "./forward.ts";
 import { UpstreamIdentity } from "./identity.ts";
 import { readRpcBody } from "./jsonrpc_body.ts";
@@ -69,8 +69,8 @@ export class McpGateway {
     const { host, pathname } = hostAndPath(req);
     const target = mcpTarget(this.deps.config.platformUrl, host, pathname);
     if (target === null) return null;
-    const ip = clientIp(req, remote, this.deps.config.trustProxy);
-    return this.#answer(req, target, ip).catch((err) => this.#fail(req, err)).then(withCors);
+    if (target.kind === "mcp" && req.method !== "OPTIONS") return this.#mcp(req, target, remote);
+    return this.#answer(req, target).catch((err) => this.#fail(req, err)).then(withCors);
   }
 
   /** Flushes counters and stops timers (the KV stays open). */
@@ -81,11 +81,9 @@ export class McpGateway {
     await this.#tokens.flush();
   }
 
-  #answer(req: Request, target: McpTarget, clientIp: string | null): Promise<Response> {
-    if (target.kind === "mcp") {
-      if (req.method === "OPTIONS") return Promise.resolve(preflight(MCP_METHODS));
-      return this.#mcp(req, target, clientIp);
-    }
+  /** Everything but the MCP requests proper: preflights, metadata, JWKS. */
+  #answer(req: Request, target: McpTarget): Promise<Response> {
+    if (target.kind === "mcp") return Promise.resolve(preflight(MCP_METHODS));
     if (req.method === "OPTIONS") return Promise.resolve(preflight(READ_METHODS));
     if (req.method !== "GET" && req.method !== "HEAD") {
       throw new HttpError("method_not_allowed", undefined, undefined, { allow: READ_METHODS });
@@ -113,112 +111,119 @@ export class McpGateway {
     return server;
   }
 
+  /**
+   * One MCP request, start to end, in a single async frame: every step whose answer is in memory
+   * (server, token, subscription, assertion) runs synchronously, and only a cache miss awaits.
+   * The answer (error or not) carries the CORS headers.
+   */
   async #mcp(
     req: Request,
     target: Extract<McpTarget, { kind: "mcp" }>,
-    clientIp: string | null,
+    remote: string | undefined,
   ): Promise<Response> {
-    const method = req.method;
-    if (method !== "POST" && method !== "GET" && method !== "DELETE") {
-      throw new HttpError("method_not_allowed", undefined, undefined, { allow: MCP_METHODS });
-    }
-    const server = await this.#server(target.slug);
-    const pattern = parseVersionPath(target.versionPath);
-    if (!pattern) {
-      throw new HttpError(
-        "not_found",
-        `No MCP endpoint at "${target.versionPath}": use /, /v<major>, /v<major>.<minor> or /v<major>.<minor>.<patch>`,
-      );
-    }
-    const caller = await admit(this, {
-      authorization: req.headers.get("authorization"),
-      clientIp,
-      server,
-      base: target.base,
-    });
-    // From here on the request has reached the MCP layer.
-    const latest = resolvedFor(server, LATEST)?.version;
-    const headers: VersionHeaders = latest ? { "x-mcp-latest-version": latest } : {};
+    // Set once the request reaches the MCP layer: version headers for every answer from there on.
+    let headers: VersionHeaders | undefined;
     try {
-      return await this.#dispatch(req, method, pattern, server, caller, headers);
-    } catch (err) {
-      return this.#fail(req, err, headers);
-    }
-  }
+      const method = req.method;
+      if (method !== "POST" && method !== "GET" && method !== "DELETE") {
+        throw new HttpError("method_not_allowed", undefined, undefined, { allow: MCP_METHODS });
+      }
+      let found = this.servers.bySlug(target.slug);
+      if (found instanceof Promise) found = await found;
+      if (!found) throw new HttpError("not_found", `No server "${target.slug}"`);
+      const server = found;
+      const pattern = parseVersionPath(target.versionPath);
+      if (!pattern) {
+        throw new HttpError(
+          "not_found",
+          `No MCP endpoint at "${target.versionPath}": use /, /v<major>, /v<major>.<minor> or /v<major>.<minor>.<patch>`,
+        );
+      }
+      const trustProxy = this.deps.config.trustProxy;
+      let caller = admit(this, {
+        authorization: req.headers.get("authorization"),
+        // Only read when the credential has an IP allowlist.
+        get clientIp() {
+          return clientIp(req, remote, trustProxy);
+        },
+        server,
+        base: target.base,
+      });
+      if (caller instanceof Promise) caller = await caller;
+      // From here on the request has reached the MCP layer.
+      const latest = resolvedFor(server, LATEST)?.version;
+      headers = latest ? { "x-mcp-latest-version": latest } : {};
 
-  async #dispatch(
-    req: Request,
-    method: "POST" | "GET" | "DELETE",
-    pattern: VersionPattern,
-    server: ServerRecord,
-    caller: Caller,
-    headers: VersionHeaders,
-  ): Promise<Response> {
-    const sessionId = req.headers.get("mcp-session-id");
-    let session: McpSession | null = null;
-    let version: VersionRecord;
-    if (sessionId !== null) {
-      session = await this.sessions.find(sessionId);
-      const locked = session && session.user_id === caller.user_id &&
-          session.server_id === server.id
-        ? server.versions.find((v) => v.version === session!.version)
-        : undefined;
-      if (!locked) {
-        const fresh = resolvedFor(server, pattern)?.version;
-        if (fresh) headers["x-mcp-version"] = fresh;
+      const sessionId = req.headers.get("mcp-session-id");
+      let session: McpSession | null = null;
+      let version: VersionRecord;
+      if (sessionId !== null) {
+        session = await this.sessions.find(sessionId);
+        const locked = session && session.user_id === caller.user_id &&
+            session.server_id === server.id
+          ? server.versions.find((v) => v.version === session!.version)
+          : undefined;
+        if (!locked) {
+          const fresh = resolvedFor(server, pattern)?.version;
+          if (fresh) headers["x-mcp-version"] = fresh;
+          throw new HttpError("session_not_found");
+        }
+        version = locked;
+      } else {
+        version = this.#resolve(server, pattern, headers);
+      }
+      headers["x-mcp-version"] = version.version;
+
+      const body = method === "POST" ? await readRpcBody(req, this.deps.config.maxBodyBytes) : null;
+      if (method === "DELETE" && session?.upstream_session_id === null) {
+        await this.sessions.end(session.id);
+        return new Response(null, { status: 200, headers: withCorsHeaders(headers) });
+      }
+      let assertion = this.identity.assertion({
+        user_id: caller.user_id,
+        kind: caller.kind,
+        server_id: server.id,
+        server_slug: server.slug,
+        version: version.version,
+        audience: version.upstream_url,
+      });
+      if (typeof assertion !== "string") assertion = await assertion;
+      let answer;
+      try {
+        answer = await callUpstream({
+          method,
+          url: version.upstream_url,
+          headers: req.headers,
+          body: body?.text ?? null,
+          upstreamSessionId: session?.upstream_session_id ?? null,
+          assertion,
+          timeoutMs: this.deps.config.upstreamTimeoutMs,
+        });
+      } finally {
+        if (method === "DELETE" && session) await this.sessions.end(session.id);
+      }
+      if (session && answer.status === 404 && method !== "DELETE") {
+        // The upstream lost its session: end ours so the client initializes again.
+        await answer.body?.cancel();
+        await this.sessions.end(session.id);
         throw new HttpError("session_not_found");
       }
-      version = locked;
-    } else {
-      version = this.#resolve(server, pattern, headers);
+      const out = answer.headers;
+      for (const k in headers) out[k] = headers[k];
+      if (body?.initialize && !session && answer.status >= 200 && answer.status < 300) {
+        const created = await this.sessions.create({
+          user_id: caller.user_id,
+          credential_kind: caller.kind,
+          server_id: server.id,
+          version: version.version,
+          upstream_session_id: answer.sessionId,
+        });
+        out["mcp-session-id"] = created.id;
+      }
+      return new Response(answer.body, { status: answer.status, headers: withCorsHeaders(out) });
+    } catch (err) {
+      return withCors(this.#fail(req, err, headers));
     }
-    headers["x-mcp-version"] = version.version;
-
-    const body = method === "POST" ? await readRpcBody(req, this.deps.config.maxBodyBytes) : null;
-    if (method === "DELETE" && session?.upstream_session_id === null) {
-      await this.sessions.end(session.id);
-      return new Response(null, { status: 200, headers });
-    }
-    const assertion = await this.identity.assertion({
-      user_id: caller.user_id,
-      kind: caller.kind,
-      server_id: server.id,
-      server_slug: server.slug,
-      version: version.version,
-      audience: version.upstream_url,
-    });
-    let answer;
-    try {
-      answer = await callUpstream({
-        method,
-        url: version.upstream_url,
-        headers: req.headers,
-        body: body?.text ?? null,
-        upstreamSessionId: session?.upstream_session_id ?? null,
-        assertion,
-        timeoutMs: this.deps.config.upstreamTimeoutMs,
-      });
-    } finally {
-      if (method === "DELETE" && session) await this.sessions.end(session.id);
-    }
-    if (session && answer.status === 404 && method !== "DELETE") {
-      // The upstream lost its session: end ours so the client initializes again.
-      await answer.body?.cancel();
-      await this.sessions.end(session.id);
-      throw new HttpError("session_not_found");
-    }
-    for (const [k, v] of Object.entries(headers)) answer.headers.set(k, v);
-    if (body?.initialize && !session && answer.status >= 200 && answer.status < 300) {
-      const created = await this.sessions.create({
-        user_id: caller.user_id,
-        credential_kind: caller.kind,
-        server_id: server.id,
-        version: version.version,
-        upstream_session_id: answer.sessionId,
-      });
-      answer.headers.set("mcp-session-id", created.id);
-    }
-    return new Response(answer.body, { status: answer.status, headers: answer.headers });
   }
 
   /** The version a pattern resolves to; 404 `version_not_live` when none is live. */

@@ -69,7 +69,9 @@ export class UpstreamIdentity {
       server_slug: s.server_slug,
       version: s.version,
     })
-      .setProtectedHeader({ alg: ALG, kid, typ: "JWT" })
+      // No `typ` (optional, RFC 7519 5.1) and a short kid: the assertion rides on every upstream
+      // request, and its bytes are paid on each one.
+      .setProtectedHeader({ alg: ALG, kid })
       .setIssuer(this.deps.config.platformUrl.origin)
       .setSubject(s.user_id)
       .setAudience(s.audience)
@@ -91,7 +93,7 @@ export class UpstreamIdentity {
     let stored = (await kv.get<StoredKey>(identityKeyKey())).value;
     if (!stored) {
       const pair = await generateKeyPair(ALG, { extractable: true });
-      const kid = crypto.randomUUID();
+      const kid = shortKid();
       const candidate: StoredKey = {
         kid,
         private_jwk: { ...await exportJWK(pair.privateKey), kid, alg: ALG },
@@ -106,4 +108,10 @@ export class UpstreamIdentity {
     const signer = await importJWK(stored.private_jwk, ALG) as CryptoKey;
     return { kid: stored.kid, signer, publicJwk: stored.public_jwk };
   }
+}
+
+/** A key id: 9 random bytes, base64url (12 chars; a JWKS holds one or two keys). */
+function shortKid(): string {
+  const bytes = crypto.getRandomValues(new Uint8Array(9));
+  return btoa(String.fromCharCode(...bytes)).replaceAll("+", "-").replaceAll("/", "_");
 }

@@ -76,6 +76,21 @@ export class TokenResolver {
     return classifyToken(await this.#load(hash), this.#deps.clock.now());
   }
 
+  /**
+   * The answer for a secret when memory alone can give it (cached token or fresh unknown hash),
+   * else undefined: the synchronous fast path of `resolve`. The caller checks the format first
+   * (a malformed secret is never cached, so it only ever yields undefined here).
+   */
+  peek(secret: string): TokenLookup | undefined {
+    const hash = hashSecret(secret);
+    const now = this.#deps.clock.now();
+    const cached = this.#known.get(hash);
+    if (cached) return classifyToken(cached, now);
+    const unknownUntil = this.#unknown.get(hash);
+    if (unknownUntil !== undefined && now < unknownUntil) return { ok: false, reason: "unknown" };
+    return undefined;
+  }
+
   /** Notes that a token authenticated; written to KV by the next flush (O(1), no I/O). */
   markUsed(tokenId: string): void {
     this.#lastUse.note(tokenId);
