@@ -19,7 +19,7 @@
  *
  * @module
  */
-import { createHash } from "node:crypto";
+import { sha256Hex } from "./sha256.ts";
 
 /** The literal prefix every secret starts with. */
 export const SECRET_PREFIX = "svc_";
@@ -80,8 +80,16 @@ export function base62Encode(n: number, width: number): string {
   return out.padStart(width, "0");
 }
 
+/** CRC32 of an ASCII string's bytes (its char codes), without encoding it first. */
+function crc32Ascii(text: string): number {
+  let c = 0xffffffff;
+  for (let i = 0; i < text.length; i++) c = CRC_TABLE[(c ^ text.charCodeAt(i)) & 0xff] ^ (c >>> 8);
+  return (c ^ 0xffffffff) >>> 0;
+}
+
+/** The 6-char checksum of the random part (base62 only, so ASCII). */
 function checksumOf(randomPart: string): string {
-  return base62Encode(crc32(new TextEncoder().encode(randomPart)), CHECKSUM_LENGTH);
+  return base62Encode(crc32Ascii(randomPart), CHECKSUM_LENGTH);
 }
 
 function randomBase62(length: number): string {
@@ -120,10 +128,9 @@ export function secretPrefix(secret: string): string {
 
 /**
  * Lowercase hex SHA-256 of the secret's UTF-8 bytes (64 chars); the only form we store.
- * Synchronous (node:crypto) because it runs on every MCP request: WebCrypto's async digest
- * costs a trip through the runtime's thread pool, several times the hash itself.
+ * Synchronous and in plain JS (./sha256.ts) because it runs on every MCP request.
  */
 export function hashSecret(secret: string): string {
   if (typeof secret !== "string") throw new TypeError("hashSecret() expects a string");
-  return createHash("sha256").update(secret, "utf8").digest("hex");
+  return sha256Hex(secret);
 }
