@@ -16,7 +16,7 @@ export interface UpstreamCall {
   url: string;
   /** The client's request headers (filtered here). */
   headers: Headers;
-  body: string | null;
+  body: Uint8Array<ArrayBuffer> | null;
   upstreamSessionId: string | null;
   /** The identity assertion, sent as `Authorization: Bearer <jwt>`. */
   assertion: string;

@@ -9,7 +9,13 @@ import type { AppDeps } from "../context.ts";
 import { HttpError, rpcErrorResponse, toHttpError } from "../http/errors.ts";
 import { clientIp } from "../http/client_ip.ts";
 import type { ServerRecord, VersionRecord } from "../servers/servers.ts";
-import { parseVersionPath, resolveVersion, type VersionPattern } from "../versions/resolve.ts";
+import type { VersionPattern } from "../versions/resolve.ts";
+import {
+  describePattern,
+  latestVersion,
+  type VersionRoute,
+  versionRoute,
+} from "./version_route.ts";
 import { admit } from "./admission.ts";
 import { ApiTokenVerifier } from "./api_token_verifier.ts";
 import type { CredentialVerifier } from "./credentials.ts";
@@ -36,6 +42,7 @@ export interface GatewayOptions {
 
 const MCP_METHODS = "GET, POST, DELETE, OPTIONS";
 const READ_METHODS = "GET, OPTIONS";
+const MAX_TARGETS = 4096;
 const JSON_TYPE = { "content-type": "application/json; charset=utf-8" };
 
 type VersionHeaders = Record<string, string>;
@@ -49,6 +56,8 @@ export class McpGateway {
   readonly identity: UpstreamIdentity;
   readonly verifiers: readonly CredentialVerifier[];
   #tokens: TokenResolver;
+  #targets = new Map<string, Map<string, McpTarget | null>>();
+  #targetCount = 0;
 
   constructor(private deps: AppDeps, opts: GatewayOptions = {}) {
     this.servers = new ServerCache(deps);
@@ -67,10 +76,31 @@ export class McpGateway {
    */
   handle(req: Request, remote?: string): Promise<Response> | null {
     const { host, pathname } = hostAndPath(req);
-    const target = mcpTarget(this.deps.config.platformUrl, host, pathname);
+    const target = this.#target(host, pathname);
     if (target === null) return null;
     if (target.kind === "mcp" && req.method !== "OPTIONS") return this.#mcp(req, target, remote);
     return this.#answer(req, target).catch((err) => this.#fail(req, err)).then(withCors);
+  }
+
+  /**
+   * `mcpTarget` memoised by Host header and path: a client keeps calling the same URL, and the
+   * answer depends on nothing else. Bounded: cleared when it holds MAX_TARGETS answers.
+   */
+  #target(host: string, pathname: string): McpTarget | null {
+    let byPath = this.#targets.get(host);
+    if (byPath !== undefined) {
+      const hit = byPath.get(pathname);
+      if (hit !== undefined) return hit;
+    }
+    const target = mcpTarget(this.deps.config.platformUrl, host, pathname);
+    if (++this.#targetCount > MAX_TARGETS) {
+      this.#targets.clear();
+      this.#targetCount = 1;
+      byPath = undefined;
+    }
+    if (byPath === undefined) this.#targets.set(host, byPath = new Map());
+    byPath.set(pathname, target);
+    return target;
   }
 
   /** Flushes counters and stops timers (the KV stays open). */
@@ -132,7 +162,8 @@ export class McpGateway {
       if (found instanceof Promise) found = await found;
       if (!found) throw new HttpError("not_found", `No server "${target.slug}"`);
       const server = found;
-      const pattern = parseVersionPath(target.versionPath);
+      const route = versionRoute(server, target.versionPath);
+      const pattern = route.pattern;
       if (!pattern) {
         throw new HttpError(
           "not_found",
@@ -142,16 +173,14 @@ export class McpGateway {
       const trustProxy = this.deps.config.trustProxy;
       let caller = admit(this, {
         authorization: req.headers.get("authorization"),
-        // Only read when the credential has an IP allowlist.
-        get clientIp() {
-          return clientIp(req, remote, trustProxy);
-        },
+        // Only called when the credential has an IP allowlist.
+        clientIp: () => clientIp(req, remote, trustProxy),
         server,
         base: target.base,
       });
       if (caller instanceof Promise) caller = await caller;
       // From here on the request has reached the MCP layer.
-      const latest = resolvedFor(server, LATEST)?.version;
+      const latest = latestVersion(server)?.version;
       headers = latest ? { "x-mcp-latest-version": latest } : {};
 
       const sessionId = req.headers.get("mcp-session-id");
@@ -164,13 +193,13 @@ export class McpGateway {
           ? server.versions.find((v) => v.version === session!.version)
           : undefined;
         if (!locked) {
-          const fresh = resolvedFor(server, pattern)?.version;
+          const fresh = route.version?.version;
           if (fresh) headers["x-mcp-version"] = fresh;
           throw new HttpError("session_not_found");
         }
         version = locked;
       } else {
-        version = this.#resolve(server, pattern, headers);
+        version = this.#resolved(server, route, pattern, headers);
       }
       headers["x-mcp-version"] = version.version;
 
@@ -179,14 +208,7 @@ export class McpGateway {
         await this.sessions.end(session.id);
         return new Response(null, { status: 200, headers: withCorsHeaders(headers) });
       }
-      let assertion = this.identity.assertion({
-        user_id: caller.user_id,
-        kind: caller.kind,
-        server_id: server.id,
-        server_slug: server.slug,
-        version: version.version,
-        audience: version.upstream_url,
-      });
+      let assertion = this.identity.assertionFor(caller, server, version);
       if (typeof assertion !== "string") assertion = await assertion;
       let answer;
       try {
@@ -194,7 +216,7 @@ export class McpGateway {
           method,
           url: version.upstream_url,
           headers: req.headers,
-          body: body?.text ?? null,
+          body: body?.bytes ?? null,
           upstreamSessionId: session?.upstream_session_id ?? null,
           assertion,
           timeoutMs: this.deps.config.upstreamTimeoutMs,
@@ -226,10 +248,14 @@ export class McpGateway {
     }
   }
 
-  /** The version a pattern resolves to; 404 `version_not_live` when none is live. */
-  #resolve(server: ServerRecord, pattern: VersionPattern, headers: VersionHeaders): VersionRecord {
-    const resolved = resolvedFor(server, pattern);
-    if (resolved === null) {
+  /** The version a route resolves to; 404 `version_not_live` when none is live. */
+  #resolved(
+    server: ServerRecord,
+    route: VersionRoute,
+    pattern: VersionPattern,
+    headers: VersionHeaders,
+  ): VersionRecord {
+    if (route.version === null) {
       const latest = headers["x-mcp-latest-version"] ?? null;
       throw new HttpError(
         "version_not_live",
@@ -237,7 +263,7 @@ export class McpGateway {
         { error: "version_not_live", latest_version: latest },
       );
     }
-    return resolved;
+    return route.version;
   }
 
   /**
@@ -258,27 +284,6 @@ export class McpGateway {
   }
 }
 
-const LATEST: VersionPattern = { kind: "latest" };
-const resolutions = new WeakMap<ServerRecord, Map<string, VersionRecord | null>>();
-
-/**
- * `resolveVersion` memoised per server record: records are replaced, never changed, on every
- * deploy or retire, so a record's answers hold for its lifetime (semver parsing stays off the
- * hot path).
- */
-function resolvedFor(server: ServerRecord, pattern: VersionPattern): VersionRecord | null {
-  let memo = resolutions.get(server);
-  if (!memo) resolutions.set(server, memo = new Map());
-  const key = describePattern(pattern);
-  let hit = memo.get(key);
-  if (hit === undefined) {
-    const v = resolveVersion(pattern, server.versions);
-    hit = v === null ? null : server.versions.find((r) => r.version === v)!;
-    if (memo.size < 1000) memo.set(key, hit);
-  }
-  return hit;
-}
-
 /** The Host header (or the URL's host) and the path of a request, without a full URL parse. */
 function hostAndPath(req: Request): { host: string; pathname: string } {
   const url = req.url;
@@ -293,19 +298,6 @@ function hostAndPath(req: Request): { host: string; pathname: string } {
     host: req.headers.get("host") ?? url.slice(start, end),
     pathname: end === url.length ? "/" : url.slice(end, stop),
   };
-}
-
-function describePattern(p: VersionPattern): string {
-  switch (p.kind) {
-    case "latest":
-      return "/ (latest)";
-    case "major":
-      return `v${p.major}`;
-    case "minor":
-      return `v${p.major}.${p.minor}`;
-    case "exact":
-      return `v${p.version}`;
-  }
 }
 
 const gateways = new WeakMap<AppDeps, McpGateway>();

@@ -40,10 +40,33 @@ export interface ResolverOptions {
   flushIntervalMs?: number;
 }
 
+/** A cached token with what every request asks of it worked out once. */
+interface Known {
+  token: TokenRecord;
+  /** `expires_at` in ms; NaN never happens for stored records, and would read as expired. */
+  expiresAt: number;
+  /** The answer while active (shared, never mutated). */
+  active: TokenLookup;
+}
+
+function known(token: TokenRecord): Known {
+  return { token, expiresAt: Date.parse(token.expires_at), active: { ok: true, token } };
+}
+
+/** Like classifyToken, from a cached entry: no date parsing, no allocation. */
+function classifyKnown(k: Known, now: number): TokenLookup {
+  if (k.token.revoked_at) return REVOKED;
+  if (!(k.expiresAt > now)) return EXPIRED;
+  return k.active;
+}
+const REVOKED: TokenLookup = { ok: false, reason: "revoked" };
+const EXPIRED: TokenLookup = { ok: false, reason: "expired" };
+const UNKNOWN: TokenLookup = { ok: false, reason: "unknown" };
+
 /** Resolves API-token secrets from an in-memory cache kept fresh by the change feed. */
 export class TokenResolver {
   #deps: AppDeps;
-  #known: LruMap<string, TokenRecord>;
+  #known: LruMap<string, Known>;
   #unknown: LruMap<string, number>;
   #negativeTtlMs: number;
   #inflight = new Map<string, Promise<TokenRecord | null>>();
@@ -67,10 +90,10 @@ export class TokenResolver {
     const hash = hashSecret(secret);
     const now = this.#deps.clock.now();
     const cached = this.#known.get(hash);
-    if (cached) return classifyToken(cached, now);
+    if (cached) return classifyKnown(cached, now);
     const unknownUntil = this.#unknown.get(hash);
     if (unknownUntil !== undefined) {
-      if (now < unknownUntil) return { ok: false, reason: "unknown" };
+      if (now < unknownUntil) return UNKNOWN;
       this.#unknown.delete(hash);
     }
     return classifyToken(await this.#load(hash), this.#deps.clock.now());
@@ -78,16 +101,16 @@ export class TokenResolver {
 
   /**
    * The answer for a secret when memory alone can give it (cached token or fresh unknown hash),
-   * else undefined: the synchronous fast path of `resolve`. The caller checks the format first
-   * (a malformed secret is never cached, so it only ever yields undefined here).
+   * else undefined: the synchronous fast path of `resolve`. Only well-formed secrets are ever
+   * cached, so a caller may peek before checking the format (a malformed secret yields undefined).
    */
   peek(secret: string): TokenLookup | undefined {
     const hash = hashSecret(secret);
     const now = this.#deps.clock.now();
     const cached = this.#known.get(hash);
-    if (cached) return classifyToken(cached, now);
+    if (cached) return classifyKnown(cached, now);
     const unknownUntil = this.#unknown.get(hash);
-    if (unknownUntil !== undefined && now < unknownUntil) return { ok: false, reason: "unknown" };
+    if (unknownUntil !== undefined && now < unknownUntil) return UNKNOWN;
     return undefined;
   }
 
@@ -122,7 +145,7 @@ export class TokenResolver {
     const epoch = this.#epoch;
     p = getTokenByHash(this.#deps.kv, hash).then((rec) => {
       if (epoch === this.#epoch) {
-        if (rec) this.#known.set(hash, rec);
+        if (rec) this.#known.set(hash, known(rec));
         else this.#unknown.set(hash, this.#deps.clock.now() + this.#negativeTtlMs);
       }
       return rec;
@@ -143,7 +166,7 @@ export class TokenResolver {
       this.#inflight.delete(c.hash);
     } else if (c.kind === "user_tokens") {
       this.#epoch++;
-      this.#known.deleteWhere((t) => t.user_id === c.user_id);
+      this.#known.deleteWhere((k) => k.token.user_id === c.user_id);
     }
   }
 }

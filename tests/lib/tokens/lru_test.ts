@@ -23,3 +23,17 @@ Deno.test("LruMap refuses a capacity that is not a positive integer", async (t) 
     await t.step(String(c), () => assert.throws(() => new LruMap(c), RangeError));
   }
 });
+
+Deno.test("LruMap keeps every entry used within the last capacity/2 insertions", () => {
+  const m = new LruMap<number, number>(100);
+  for (let i = 0; i < 100; i++) m.set(i, i);
+  // Key 0 is the oldest; use it, then insert 50 more: it must survive, 1..50 must go.
+  assert.equal(m.get(0), 0);
+  for (let i = 100; i < 150; i++) {
+    m.set(i, i);
+    assert.equal(m.get(0), 0, `after inserting ${i}`);
+  }
+  assert.equal(m.size, 100);
+  for (let i = 1; i <= 50; i++) assert.equal(m.get(i), undefined, `key ${i} evicted`);
+  for (let i = 51; i < 150; i++) assert.equal(m.get(i), i);
+});
