@@ -1,5 +1,5 @@
 /** The API-token credential (SPEC 5.2): `svc_…` secrets looked up through the TokenResolver. */
-import { isWellFormedSecret, SECRET_PREFIX } from "../tokens/secret.ts";
+import { isWellFormedSecret, SECRET_LENGTH, SECRET_PREFIX } from "../tokens/secret.ts";
 import type { TokenRecord } from "../tokens/store.ts";
 import { failureMessage } from "../tokens/lookup.ts";
 import type { TokenLookup, TokenResolver } from "../tokens/resolver.ts";
@@ -18,7 +18,8 @@ export type TokenSource =
 
 /** Verifies `svc_` API tokens; callers carry the token's scopes and compiled allowlist. */
 export class ApiTokenVerifier implements CredentialVerifier {
-  #callers = new WeakMap<TokenRecord, Caller>();
+  /** The (immutable) verdict for each cached token record: no allocation per request. */
+  #verdicts = new WeakMap<TokenRecord, Verification>();
 
   constructor(private tokens: TokenSource) {}
 
@@ -32,23 +33,23 @@ export class ApiTokenVerifier implements CredentialVerifier {
    * resolver's memory answers (the hot path), a promise otherwise.
    */
   verify(bearer: string): Verification | Promise<Verification> {
+    // Memory first: only well-formed secrets are ever cached, so a hit needs no format check.
+    if (bearer.length === SECRET_LENGTH) {
+      const known = this.tokens.peek?.(bearer);
+      if (known !== undefined) return this.#verdict(known);
+    }
     if (!isWellFormedSecret(bearer)) {
       return { ok: false, error: unauthorized(failureMessage("malformed")) };
     }
-    const known = this.tokens.peek?.(bearer);
-    if (known !== undefined) return this.#verdict(known);
     return this.tokens.resolve(bearer).then((found) => this.#verdict(found));
   }
 
   #verdict(found: TokenLookup): Verification {
     if (!found.ok) return { ok: false, error: unauthorized(failureMessage(found.reason)) };
-    return { ok: true, caller: this.#callerOf(found.token) };
-  }
-
-  #callerOf(token: TokenRecord): Caller {
-    let caller = this.#callers.get(token);
-    if (!caller) {
-      caller = {
+    const token = found.token;
+    let verdict = this.#verdicts.get(token);
+    if (!verdict) {
+      const caller: Caller = {
         user_id: token.user_id,
         kind: "api_token",
         credential_id: token.id,
@@ -56,8 +57,9 @@ export class ApiTokenVerifier implements CredentialVerifier {
         ipAllowed: token.allowed_ips === null ? null : (ip) => ipAllowed(token, ip),
         noteUse: () => this.tokens.markUsed(token.id),
       };
-      this.#callers.set(token, caller);
+      verdict = { ok: true, caller };
+      this.#verdicts.set(token, verdict);
     }
-    return caller;
+    return verdict;
   }
 }

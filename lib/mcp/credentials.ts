@@ -4,6 +4,7 @@
  * implements CredentialVerifier and one line where the chain is built.
  */
 import { HttpError } from "../http/errors.ts";
+import { bearerToken } from "../http/bearer_token.ts";
 
 /** The kinds of bearer credential the MCP endpoint accepts. */
 export type CredentialKind = "api_token" | "oauth";
@@ -42,8 +43,6 @@ export interface CredentialVerifier {
   verify(bearer: string, ctx: VerifyContext): Verification | Promise<Verification>;
 }
 
-const BEARER_RE = /^Bearer[ ]+([\x21-\x7e]+)[ ]*$/i;
-
 /** A 401 whose description says why. */
 export const unauthorized = (description: string) =>
   new HttpError("unauthorized", description, { error: "unauthorized", description });
@@ -57,13 +56,18 @@ export function verifyAuthorization(
   header: string | null,
   ctx: VerifyContext,
 ): Verification | Promise<Verification> {
-  if (header === null || header.trim() === "") {
-    return { ok: false, error: unauthorized("Missing Authorization header") };
+  const token = header === null ? null : bearerToken(header);
+  if (token === null) {
+    const missing = header === null || header.trim() === "";
+    return {
+      ok: false,
+      error: unauthorized(
+        missing ? "Missing Authorization header" : "Authorization must be a Bearer token",
+      ),
+    };
   }
-  const m = BEARER_RE.exec(header);
-  if (!m) {
-    return { ok: false, error: unauthorized("Authorization must be a Bearer token") };
+  for (let i = 0; i < verifiers.length; i++) {
+    if (verifiers[i].claims(token)) return verifiers[i].verify(token, ctx);
   }
-  for (const v of verifiers) if (v.claims(m[1])) return v.verify(m[1], ctx);
   return { ok: false, error: unauthorized("The bearer token is not recognised") };
 }

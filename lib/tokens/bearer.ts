@@ -1,15 +1,10 @@
 /** `Authorization: Bearer svc_…` on the JSON API: the token itself as the caller. */
 import type { AppDeps } from "../context.ts";
 import { HttpError } from "../http/errors.ts";
+import { bearerToken } from "../http/bearer_token.ts";
 import { failureMessage, lookupSecret, type TokenFailure } from "./lookup.ts";
 import { ipAllowed } from "./allowlist.ts";
 import type { TokenRecord } from "./store.ts";
-
-/** The credential of an `Authorization` header value, or null when it is not a Bearer one. */
-export function bearerCredential(header: string): string | null {
-  const m = /^Bearer[ \t]+(\S+)[ \t]*$/i.exec(header);
-  return m ? m[1] : null;
-}
 
 /** The 401 for an API token that cannot be used, with RFC 6750's WWW-Authenticate. */
 export function tokenUnauthorized(reason: TokenFailure | "not_bearer"): HttpError {
@@ -33,7 +28,7 @@ export async function authenticateBearer(
   header: string,
   ip: string | null,
 ): Promise<TokenRecord> {
-  const secret = bearerCredential(header);
+  const secret = bearerToken(header);
   if (secret === null) throw tokenUnauthorized("not_bearer");
   const found = await lookupSecret(deps.kv, secret, deps.clock.now());
   if (!found.ok) throw tokenUnauthorized(found.reason);
