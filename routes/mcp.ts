@@ -21,7 +21,8 @@ type Fetch = (
 /** Mounts MCP dispatch in front of every other route of `app`. */
 export function mountMcp(app: Hono<AppEnv>, deps: AppDeps): void {
   const routed = app.fetch as Fetch;
+  let mcp: ReturnType<typeof gatewayFor> | undefined;
   const gateway: Fetch = (req, env, ctx) =>
-    gatewayFor(deps).handle(req, env?.remoteAddr?.hostname) ?? routed(req, env, ctx);
+    (mcp ??= gatewayFor(deps)).handle(req, env?.remoteAddr?.hostname) ?? routed(req, env, ctx);
   app.fetch = gateway as typeof app.fetch;
 }

@@ -25,8 +25,8 @@ export interface AdmissionDeps {
 /** One request as admission sees it. */
 export interface AdmissionRequest {
   authorization: string | null;
-  /** The client's address (read only when the credential has an allowlist; may be a getter). */
-  readonly clientIp: string | null;
+  /** The client's address (called only when the credential has an allowlist). */
+  clientIp(): string | null;
   server: ServerRecord;
   /** The server base URL the request came through (for WWW-Authenticate). */
   base: string;
@@ -58,7 +58,7 @@ function admitVerified(
   }
   const { server } = req;
   const caller = verified.caller;
-  if (caller.ipAllowed && !caller.ipAllowed(req.clientIp)) {
+  if (caller.ipAllowed && !caller.ipAllowed(req.clientIp())) {
     const description = "Requests from this IP address are not allowed for this token";
     throw new HttpError("ip_not_allowed", description, { error: "ip_not_allowed", description });
   }

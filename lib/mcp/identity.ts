@@ -8,7 +8,8 @@
 import { exportJWK, generateKeyPair, importJWK, type JWK, SignJWT } from "jose";
 import type { AppDeps } from "../context.ts";
 import { identityKeyKey } from "../kv/keys.ts";
-import type { CredentialKind } from "./credentials.ts";
+import type { Caller, CredentialKind } from "./credentials.ts";
+import type { ServerRecord, VersionRecord } from "../servers/servers.ts";
 
 /** Lifetime of an assertion, seconds. */
 export const ASSERTION_TTL_S = 300;
@@ -35,9 +36,16 @@ export interface AssertionSubject {
 }
 
 /** Signs identity assertions for upstreams and publishes the verification key. */
+interface Signed {
+  jwt: string;
+  reuseUntil: number;
+}
+
 export class UpstreamIdentity {
   #key: Promise<{ kid: string; signer: CryptoKey; publicJwk: JWK }> | null = null;
-  #cache = new Map<string, { jwt: string; reuseUntil: number }>();
+  #cache = new Map<string, Signed>();
+  /** The same assertions by caller and version record, so a hit builds no key string. */
+  #byCaller = new WeakMap<Caller, WeakMap<VersionRecord, Signed>>();
 
   constructor(private deps: AppDeps) {}
 
@@ -49,14 +57,45 @@ export class UpstreamIdentity {
 
   /** A JWT for `s` (cached per user, server, version, kind and audience while fresh). */
   assertion(s: AssertionSubject): string | Promise<string> {
+    const signed = this.#signed(s);
+    return signed instanceof Promise ? signed.then((x) => x.jwt) : signed.jwt;
+  }
+
+  /** The assertion for `caller` calling `version` of `server` (the hot path's form). */
+  assertionFor(
+    caller: Caller,
+    server: ServerRecord,
+    version: VersionRecord,
+  ): string | Promise<string> {
+    let byVersion = this.#byCaller.get(caller);
+    if (!byVersion) this.#byCaller.set(caller, byVersion = new WeakMap());
+    const hit = byVersion.get(version);
+    if (hit && hit.reuseUntil > this.deps.clock.now()) return hit.jwt;
+    const signed = this.#signed({
+      user_id: caller.user_id,
+      kind: caller.kind,
+      server_id: server.id,
+      server_slug: server.slug,
+      version: version.version,
+      audience: version.upstream_url,
+    });
+    const remember = (x: Signed) => {
+      byVersion.set(version, x);
+      return x.jwt;
+    };
+    return signed instanceof Promise ? signed.then(remember) : remember(signed);
+  }
+
+  #signed(s: AssertionSubject): Signed | Promise<Signed> {
     const id = `${s.user_id} ${s.server_id} ${s.version} ${s.kind} ${s.audience}`;
     const now = this.deps.clock.now();
     const hit = this.#cache.get(id);
-    if (hit && hit.reuseUntil > now) return hit.jwt;
+    if (hit && hit.reuseUntil > now) return hit;
     return this.#sign(s, now).then((jwt) => {
       if (this.#cache.size >= 10_000) this.#cache.delete(this.#cache.keys().next().value!);
-      this.#cache.set(id, { jwt, reuseUntil: now + (ASSERTION_TTL_S - REUSE_MARGIN_S) * 1000 });
-      return jwt;
+      const signed = { jwt, reuseUntil: now + (ASSERTION_TTL_S - REUSE_MARGIN_S) * 1000 };
+      this.#cache.set(id, signed);
+      return signed;
     });
   }
 

@@ -16,7 +16,10 @@ const encoder = new TextEncoder();
  * The body's bytes and text. With a Content-Length within the cap (the HTTP server holds the body
  * to it) the body is read in one go; otherwise it is read in chunks and cut at the cap.
  */
-async function readBody(req: Request, maxBytes: number): Promise<[Uint8Array<ArrayBuffer>, string]> {
+async function readBody(
+  req: Request,
+  maxBytes: number,
+): Promise<[Uint8Array<ArrayBuffer>, string]> {
   const declared = req.headers.get("content-length");
   if (declared === null || !/^\d{1,12}$/.test(declared) || Number(declared) > maxBytes) {
     const text = await readBodyText(req, maxBytes);

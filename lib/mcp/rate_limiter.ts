@@ -34,6 +34,9 @@ const SWEEP_EVERY_MS = 5 * 60_000;
 
 interface Counter {
   key: Deno.KvKey;
+  serverId: string;
+  userId: string;
+  windowMs: number;
   windowEnd: number;
   /** Total of every instance as of the last read-back. */
   known: number;
@@ -46,6 +49,8 @@ interface Counter {
 /** Counts requests per (user, server, window) and says when one goes over its server's limit. */
 export class RateLimiter {
   #counters = new Map<string, Counter>();
+  /** serverId → userId → the counter of the pair's current window (an index into #counters). */
+  #current = new Map<string, Map<string, Counter>>();
   #timer: ReturnType<typeof setInterval> | undefined;
   #flushing: Promise<void> | null = null;
   #lastSweep = 0;
@@ -56,19 +61,13 @@ export class RateLimiter {
   hit(userId: string, serverId: string, rule: RateLimit): RateLimitExceeded | null {
     const now = this.clock.now();
     const windowMs = WINDOW_MS[rule.window];
-    const start = now - (now % windowMs);
-    const id = `${start} ${rule.window} ${serverId} ${userId}`;
-    let c = this.#counters.get(id);
-    if (!c) {
-      c = {
-        key: rateLimitKey(start, rule.window, serverId, userId),
-        windowEnd: start + windowMs,
-        known: 0,
-        flushing: 0,
-        pending: 0,
-      };
-      this.#counters.set(id, c);
-      this.#startTimer();
+    // Fast path: this pair's counter for the current window, found without building a key.
+    let c = this.#current.get(serverId)?.get(userId);
+    if (
+      c === undefined || c.windowMs !== windowMs || now >= c.windowEnd ||
+      now < c.windowEnd - windowMs
+    ) {
+      c = this.#counter(userId, serverId, rule.window, now);
     }
     if (c.known + c.flushing + c.pending >= rule.limit) {
       const retryAfter = Math.max(1, Math.ceil((c.windowEnd - now) / 1000));
@@ -81,6 +80,32 @@ export class RateLimiter {
     }
     c.pending++;
     return null;
+  }
+
+  /** The counter of a window, created (and indexed for the fast path) when new. */
+  #counter(userId: string, serverId: string, window: RateLimit["window"], now: number): Counter {
+    const windowMs = WINDOW_MS[window];
+    const start = now - (now % windowMs);
+    const id = `${start} ${window} ${serverId} ${userId}`;
+    let c = this.#counters.get(id);
+    if (!c) {
+      c = {
+        key: rateLimitKey(start, window, serverId, userId),
+        serverId,
+        userId,
+        windowMs,
+        windowEnd: start + windowMs,
+        known: 0,
+        flushing: 0,
+        pending: 0,
+      };
+      this.#counters.set(id, c);
+      this.#startTimer();
+    }
+    let byUser = this.#current.get(serverId);
+    if (!byUser) this.#current.set(serverId, byUser = new Map());
+    byUser.set(userId, c);
+    return c;
   }
 
   /** Adds pending counts to KV and reads every active counter back; one flush at a time. */
@@ -102,12 +127,22 @@ export class RateLimiter {
     this.#timer = timer;
   }
 
+  /** Drops `c` from the fast-path index (if it is still the pair's current counter). */
+  #forget(c: Counter): void {
+    const byUser = this.#current.get(c.serverId);
+    if (byUser?.get(c.userId) !== c) return;
+    byUser.delete(c.userId);
+    if (byUser.size === 0) this.#current.delete(c.serverId);
+  }
+
   async #flush(): Promise<void> {
     const now = this.clock.now();
     const active: Counter[] = [];
     for (const [id, c] of this.#counters) {
-      if (c.windowEnd <= now && c.pending === 0) this.#counters.delete(id);
-      else active.push(c);
+      if (c.windowEnd <= now && c.pending === 0) {
+        this.#counters.delete(id);
+        this.#forget(c);
+      } else active.push(c);
     }
     if (active.length === 0) {
       this.stop();
