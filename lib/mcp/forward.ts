@@ -18,8 +18,8 @@ export interface UpstreamCall {
   headers: Headers;
   body: Uint8Array<ArrayBuffer> | null;
   upstreamSessionId: string | null;
-  /** The identity assertion, sent as `Authorization: Bearer <jwt>`. */
-  assertion: string;
+  /** The identity assertion as an `Authorization` value (`Bearer <jwt>`). */
+  authorization: string;
   timeoutMs: number;
 }
 
@@ -74,7 +74,7 @@ function unwatch(w: Waiting): void {
  */
 export async function callUpstream(call: UpstreamCall): Promise<UpstreamAnswer> {
   const src = call.headers;
-  const headers: Record<string, string> = { "authorization": `Bearer ${call.assertion}` };
+  const headers: Record<string, string> = { "authorization": call.authorization };
   for (let i = 0; i < PASSED_REQUEST_HEADERS.length; i++) {
     const name = PASSED_REQUEST_HEADERS[i];
     const v = src.get(name);

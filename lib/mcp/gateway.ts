@@ -208,8 +208,8 @@ export class McpGateway {
         await this.sessions.end(session.id);
         return new Response(null, { status: 200, headers: withCorsHeaders(headers) });
       }
-      let assertion = this.identity.assertionFor(caller, server, version);
-      if (typeof assertion !== "string") assertion = await assertion;
+      let authorization = this.identity.authorizationFor(caller, server, version);
+      if (typeof authorization !== "string") authorization = await authorization;
       let answer;
       try {
         answer = await callUpstream({
@@ -218,7 +218,7 @@ export class McpGateway {
           headers: req.headers,
           body: body?.bytes ?? null,
           upstreamSessionId: session?.upstream_session_id ?? null,
-          assertion,
+          authorization,
           timeoutMs: this.deps.config.upstreamTimeoutMs,
         });
       } finally {

@@ -38,6 +38,8 @@ export interface AssertionSubject {
 /** Signs identity assertions for upstreams and publishes the verification key. */
 interface Signed {
   jwt: string;
+  /** `Bearer <jwt>`, built once: it is sent with every upstream request. */
+  bearer: string;
   reuseUntil: number;
 }
 
@@ -61,8 +63,11 @@ export class UpstreamIdentity {
     return signed instanceof Promise ? signed.then((x) => x.jwt) : signed.jwt;
   }
 
-  /** The assertion for `caller` calling `version` of `server` (the hot path's form). */
-  assertionFor(
+  /**
+   * The `Authorization` value (`Bearer <jwt>`) asserting `caller` calls `version` of `server`:
+   * the hot path's form, cached by caller and version record.
+   */
+  authorizationFor(
     caller: Caller,
     server: ServerRecord,
     version: VersionRecord,
@@ -70,7 +75,7 @@ export class UpstreamIdentity {
     let byVersion = this.#byCaller.get(caller);
     if (!byVersion) this.#byCaller.set(caller, byVersion = new WeakMap());
     const hit = byVersion.get(version);
-    if (hit && hit.reuseUntil > this.deps.clock.now()) return hit.jwt;
+    if (hit && hit.reuseUntil > this.deps.clock.now()) return hit.bearer;
     const signed = this.#signed({
       user_id: caller.user_id,
       kind: caller.kind,
@@ -81,7 +86,7 @@ export class UpstreamIdentity {
     });
     const remember = (x: Signed) => {
       byVersion.set(version, x);
-      return x.jwt;
+      return x.bearer;
     };
     return signed instanceof Promise ? signed.then(remember) : remember(signed);
   }
@@ -93,7 +98,11 @@ export class UpstreamIdentity {
     if (hit && hit.reuseUntil > now) return hit;
     return this.#sign(s, now).then((jwt) => {
       if (this.#cache.size >= 10_000) this.#cache.delete(this.#cache.keys().next().value!);
-      const signed = { jwt, reuseUntil: now + (ASSERTION_TTL_S - REUSE_MARGIN_S) * 1000 };
+      const signed = {
+        jwt,
+        bearer: `Bearer ${jwt}`,
+        reuseUntil: now + (ASSERTION_TTL_S - REUSE_MARGIN_S) * 1000,
+      };
       this.#cache.set(id, signed);
       return signed;
     });
