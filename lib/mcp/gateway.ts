@@ -9,7 +9,6 @@ import type { AppDeps } from "../context.ts";
 import { HttpError, rpcErrorResponse, toHttpError } from "../http/errors.ts";
 import { clientIp } from "../http/client_ip.ts";
 import type { ServerRecord, VersionRecord } from "../servers/servers.ts";
-import type { VersionPattern } from "../versions/resolve.ts";
 import {
   describePattern,
   latestVersion,
@@ -199,7 +198,7 @@ export class McpGateway {
         }
         version = locked;
       } else {
-        version = this.#resolved(server, route, pattern, headers);
+        version = this.#resolved(server, route, headers);
       }
       headers["x-mcp-version"] = version.version;
 
@@ -249,17 +248,12 @@ export class McpGateway {
   }
 
   /** The version a route resolves to; 404 `version_not_live` when none is live. */
-  #resolved(
-    server: ServerRecord,
-    route: VersionRoute,
-    pattern: VersionPattern,
-    headers: VersionHeaders,
-  ): VersionRecord {
+  #resolved(server: ServerRecord, route: VersionRoute, headers: VersionHeaders): VersionRecord {
     if (route.version === null) {
       const latest = headers["x-mcp-latest-version"] ?? null;
       throw new HttpError(
         "version_not_live",
-        `No live version of "${server.slug}" matches ${describePattern(pattern)}`,
+        `No live version of "${server.slug}" matches ${describePattern(route.pattern!)}`,
         { error: "version_not_live", latest_version: latest },
       );
     }

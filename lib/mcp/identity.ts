@@ -57,12 +57,6 @@ export class UpstreamIdentity {
     return { keys: [publicJwk] };
   }
 
-  /** A JWT for `s` (cached per user, server, version, kind and audience while fresh). */
-  assertion(s: AssertionSubject): string | Promise<string> {
-    const signed = this.#signed(s);
-    return signed instanceof Promise ? signed.then((x) => x.jwt) : signed.jwt;
-  }
-
   /**
    * The `Authorization` value (`Bearer <jwt>`) asserting `caller` calls `version` of `server`:
    * the hot path's form, cached by caller and version record.
@@ -91,6 +85,7 @@ export class UpstreamIdentity {
     return signed instanceof Promise ? signed.then(remember) : remember(signed);
   }
 
+  /** A JWT for `s`, cached per user, server, version, kind and audience while fresh. */
   #signed(s: AssertionSubject): Signed | Promise<Signed> {
     const id = `${s.user_id} ${s.server_id} ${s.version} ${s.kind} ${s.audience}`;
     const now = this.deps.clock.now();
