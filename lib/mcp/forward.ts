@@ -1,9 +1,11 @@
 /**
  * Forwarding one MCP request to a version's upstream (DESIGN 5.2–5.3): only the MCP transport
  * headers pass, the client's credentials never do (the gateway's identity assertion goes in their
- * place), and the answer's body is handed back as a stream, never buffered.
+ * place), and the answer's body is handed back as a stream, never buffered (a small answer that
+ * arrived whole is handed back as bytes). Sent with the gateway's keep-alive HTTP/1.1 client.
  */
 import { HttpError } from "../http/errors.ts";
+import type { Http1Client } from "./http1_client.ts";
 
 /** Request headers passed to the upstream as they are. */
 const PASSED_REQUEST_HEADERS = ["accept", "content-type", "mcp-protocol-version", "last-event-id"];
@@ -13,7 +15,7 @@ const PASSED_RESPONSE_HEADERS = ["content-type", "cache-control", "mcp-protocol-
 /** One request to forward. */
 export interface UpstreamCall {
   method: "POST" | "GET" | "DELETE";
-  url: string;
+  url: URL;
   /** The client's request headers (filtered here). */
   headers: Headers;
   body: Uint8Array<ArrayBuffer> | null;
@@ -29,7 +31,7 @@ export interface UpstreamAnswer {
   /** The passed answer headers, lower-case names (a plain object the caller may add to). */
   headers: Record<string, string>;
   sessionId: string | null;
-  body: ReadableStream<Uint8Array> | null;
+  body: ReadableStream<Uint8Array> | Uint8Array<ArrayBuffer> | null;
 }
 
 /**
@@ -40,7 +42,10 @@ export interface UpstreamAnswer {
 const TICK_MS = 100;
 interface Waiting {
   deadline: number;
-  ac: AbortController;
+  /** Closes the call's connection (set once there is one). */
+  cancel: (() => void) | null;
+  /** Rejects the call's pending answer. */
+  fail: (err: Error) => void;
   timedOut: boolean;
 }
 const waiting = new Set<Waiting>();
@@ -52,7 +57,8 @@ function sweep(): void {
     if (now >= w.deadline) {
       w.timedOut = true;
       waiting.delete(w);
-      w.ac.abort();
+      w.cancel?.();
+      w.fail(new Error("upstream timeout"));
     }
   }
   if (waiting.size === 0) stopSweep();
@@ -68,11 +74,15 @@ function unwatch(w: Waiting): void {
 }
 
 /**
- * Sends the call; 502 `upstream_unavailable` when the upstream cannot be reached, 504
- * `upstream_timeout` when its answer does not start within `timeoutMs`. A started answer (an SSE
- * stream, say) is not cut by the timeout: the deadline is dropped once the answer's head arrives.
+ * Sends the call; 502 `upstream_unavailable` when the upstream cannot be reached or answers
+ * something that is not HTTP, 504 `upstream_timeout` when its answer does not start within
+ * `timeoutMs`. A started answer (an SSE stream, say) is not cut by the timeout: the deadline is
+ * dropped once the answer's head arrives.
  */
-export async function callUpstream(call: UpstreamCall): Promise<UpstreamAnswer> {
+export async function callUpstream(
+  client: Http1Client,
+  call: UpstreamCall,
+): Promise<UpstreamAnswer> {
   const src = call.headers;
   const headers: Record<string, string> = { "authorization": call.authorization };
   for (let i = 0; i < PASSED_REQUEST_HEADERS.length; i++) {
@@ -81,18 +91,25 @@ export async function callUpstream(call: UpstreamCall): Promise<UpstreamAnswer> 
     if (v !== null) headers[name] = v;
   }
   if (call.upstreamSessionId !== null) headers["mcp-session-id"] = call.upstreamSessionId;
-  const ac = new AbortController();
-  const w: Waiting = { deadline: Date.now() + call.timeoutMs, ac, timedOut: false };
-  waiting.add(w);
-  sweeper ??= setInterval(sweep, Math.min(TICK_MS, Math.max(1, call.timeoutMs)));
-  let res: Response;
+  let answer;
+  const w: Waiting = {
+    deadline: Date.now() + call.timeoutMs,
+    cancel: null,
+    fail: () => {},
+    timedOut: false,
+  };
   try {
-    res = await fetch(call.url, {
-      method: call.method,
-      headers,
-      body: call.body,
-      signal: ac.signal,
-      redirect: "manual",
+    answer = await new Promise<Awaited<ReturnType<Http1Client["request"]>>>((resolve, reject) => {
+      w.fail = reject;
+      waiting.add(w);
+      sweeper ??= setInterval(sweep, Math.min(TICK_MS, Math.max(1, call.timeoutMs)));
+      client.request(
+        { method: call.method, url: call.url, headers, body: call.body },
+        (cancel) => {
+          w.cancel = cancel;
+          if (w.timedOut) cancel();
+        },
+      ).then(resolve, reject);
     });
   } catch {
     if (w.timedOut) {
@@ -105,12 +122,17 @@ export async function callUpstream(call: UpstreamCall): Promise<UpstreamAnswer> 
   } finally {
     unwatch(w);
   }
-  const got = res.headers;
+  const got = answer.headers;
   const out: Record<string, string> = {};
   for (let i = 0; i < PASSED_RESPONSE_HEADERS.length; i++) {
     const name = PASSED_RESPONSE_HEADERS[i];
     const v = got.get(name);
-    if (v !== null) out[name] = v;
+    if (v !== undefined) out[name] = v;
   }
-  return { status: res.status, headers: out, sessionId: got.get("mcp-session-id"), body: res.body };
+  return {
+    status: answer.status,
+    headers: out,
+    sessionId: got.get("mcp-session-id") ?? null,
+    body: answer.body,
+  };
 }

@@ -20,6 +20,7 @@ import { ApiTokenVerifier } from "./api_token_verifier.ts";
 import type { CredentialVerifier } from "./credentials.ts";
 import { preflight, withCors, withCorsHeaders } from "./cors.ts";
 import { callUpstream } from "./forward.ts";
+import { Http1Client } from "./http1_client.ts";
 import { UpstreamIdentity } from "./identity.ts";
 import { readRpcBody } from "./jsonrpc_body.ts";
 import { RateLimiter } from "./rate_limiter.ts";
@@ -55,6 +56,7 @@ export class McpGateway {
   readonly identity: UpstreamIdentity;
   readonly verifiers: readonly CredentialVerifier[];
   #tokens: TokenResolver;
+  #upstream = new Http1Client();
   #targets = new Map<string, Map<string, McpTarget | null>>();
   #targetCount = 0;
 
@@ -108,6 +110,7 @@ export class McpGateway {
     await this.limiter.flush();
     this.#tokens.stop();
     await this.#tokens.flush();
+    this.#upstream.close();
   }
 
   /** Everything but the MCP requests proper: preflights, metadata, JWKS. */
@@ -211,9 +214,9 @@ export class McpGateway {
       if (typeof authorization !== "string") authorization = await authorization;
       let answer;
       try {
-        answer = await callUpstream({
+        answer = await callUpstream(this.#upstream, {
           method,
-          url: version.upstream_url,
+          url: upstreamUrl(version),
           headers: req.headers,
           body: body?.bytes ?? null,
           upstreamSessionId: session?.upstream_session_id ?? null,
@@ -225,7 +228,7 @@ export class McpGateway {
       }
       if (session && answer.status === 404 && method !== "DELETE") {
         // The upstream lost its session: end ours so the client initializes again.
-        await answer.body?.cancel();
+        if (answer.body instanceof ReadableStream) await answer.body.cancel();
         await this.sessions.end(session.id);
         throw new HttpError("session_not_found");
       }
@@ -292,6 +295,15 @@ function hostAndPath(req: Request): { host: string; pathname: string } {
     host: req.headers.get("host") ?? url.slice(start, end),
     pathname: end === url.length ? "/" : url.slice(end, stop),
   };
+}
+
+const upstreamUrls = new WeakMap<VersionRecord, URL>();
+
+/** A version's upstream URL, parsed once per version record. */
+function upstreamUrl(version: VersionRecord): URL {
+  let url = upstreamUrls.get(version);
+  if (!url) upstreamUrls.set(version, url = new URL(version.upstream_url));
+  return url;
 }
 
 const gateways = new WeakMap<AppDeps, McpGateway>();
