@@ -253,6 +253,9 @@ async function readHead(link: Link): Promise<Head> {
   for (;;) {
     const end = indexOfBlankLine(link.buf, link.start + Math.max(0, scanned - 3), link.end);
     if (end !== -1) {
+      if (end - link.start > MAX_HEAD_BYTES) {
+        throw new UpstreamProtocolError("answer head too large");
+      }
       const text = latin1.decode(link.buf.subarray(link.start, end));
       link.start = end + 4;
       return parseHead(text);
