@@ -4,6 +4,7 @@
  *
  *   deno run -A bench/server.ts upstream
  *   deno run -A bench/server.ts proxy <upstream url>
+ *   deno run -A bench/server.ts proxy-http1 <upstream url>
  *   deno run -A bench/server.ts toolgate <upstream url> <kv file> [extra tokens]
  */
 import { startFastUpstream } from "../lib/demo/fast_upstream.ts";
@@ -14,6 +15,7 @@ import { createServer, deployVersion } from "../lib/servers/servers.ts";
 import { createToken } from "../lib/tokens/lifecycle.ts";
 import { tokenByHashKey, tokenKey } from "../lib/kv/keys.ts";
 import type { TokenRecord } from "../lib/tokens/store.ts";
+import { Http1Client } from "../lib/mcp/http1_client.ts";
 
 const [mode, upstreamUrl, kvPath, extraTokens] = Deno.args;
 
@@ -32,6 +34,32 @@ function startBareProxy(target: string): string {
     for (const h of ["content-type", "mcp-session-id"]) {
       const v = res.headers.get(h);
       if (v !== null) out.set(h, v);
+    }
+    return new Response(res.body, { status: res.status, headers: out });
+  });
+  return `http://127.0.0.1:${server.addr.port}/mcp`;
+}
+
+/**
+ * The same pass-through over toolgate's own upstream client instead of `fetch`: what the gateway
+ * logic costs on top of its transport (for the record; the DESIGN bar is against the fetch proxy).
+ */
+function startHttp1Proxy(target: string): string {
+  const url = new URL(target);
+  const client = new Http1Client();
+  const passed = ["content-type", "accept", "mcp-session-id", "mcp-protocol-version"];
+  const server = Deno.serve({ port: 0, hostname: "127.0.0.1", onListen: () => {} }, async (req) => {
+    const headers: Record<string, string> = {};
+    for (const h of passed) {
+      const v = req.headers.get(h);
+      if (v !== null) headers[h] = v;
+    }
+    const body = req.method === "POST" ? new Uint8Array(await req.arrayBuffer()) : null;
+    const res = await client.request({ method: req.method, url, headers, body });
+    const out: Record<string, string> = {};
+    for (const h of ["content-type", "mcp-session-id"]) {
+      const v = res.headers.get(h);
+      if (v !== undefined) out[h] = v;
     }
     return new Response(res.body, { status: res.status, headers: out });
   });
@@ -97,11 +125,13 @@ if (mode === "upstream") {
   ready = { url: (await startFastUpstream({ port: 0 })).url };
 } else if (mode === "proxy") {
   ready = { url: startBareProxy(upstreamUrl) };
+} else if (mode === "proxy-http1") {
+  ready = { url: startHttp1Proxy(upstreamUrl) };
 } else if (mode === "toolgate") {
   ready = await startBenchToolgate(upstreamUrl, kvPath, Number(extraTokens ?? 0));
 } else {
   console.error(
-    "usage: server.ts upstream | proxy <url> | toolgate <url> <kv file> [extra tokens]",
+    "usage: server.ts upstream | proxy <url> | proxy-http1 <url> | toolgate <url> <kv file> [n]",
   );
   Deno.exit(2);
 }
