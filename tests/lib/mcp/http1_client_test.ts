@@ -169,6 +169,17 @@ function ok(body: string): string {
   return `HTTP/1.1 200 OK\r\nContent-Length: ${encoder.encode(body).length}\r\n\r\n${body}`;
 }
 
+/** Runs `fn` with a fresh client, then closes the client and `server` whatever happens. */
+async function withClient(server: RawServer, fn: (client: Http1Client) => Promise<void>) {
+  const client = new Http1Client();
+  try {
+    await fn(client);
+  } finally {
+    client.close();
+    await server.close();
+  }
+}
+
 Deno.test("Content-Length answer arriving whole is bytes and the connection is reused", async () => {
   const payload = new Uint8Array([0, 1, 2, 255, 13, 10, 13, 10, 65]);
   const server = new RawServer(async (peer) => {
@@ -181,8 +192,7 @@ Deno.test("Content-Length answer arriving whole is bytes and the connection is r
     whole.set(payload, head.length);
     await peer.send(whole);
   });
-  const client = new Http1Client();
-  try {
+  await withClient(server, async (client) => {
     const a = await client.request(get(server));
     assert.equal(a.status, 201);
     assert.ok(a.body instanceof Uint8Array, "a body in the first read is handed over as bytes");
@@ -194,10 +204,7 @@ Deno.test("Content-Length answer arriving whole is bytes and the connection is r
     assert.deepEqual([...await bytesOf(b.body)], [...payload]);
     assert.equal(server.accepted, 1);
     assert.deepEqual(server.requests.map((r) => r.line), ["GET / HTTP/1.1", "GET /again HTTP/1.1"]);
-  } finally {
-    client.close();
-    await server.close();
-  }
+  });
 });
 
 Deno.test("Content-Length body arriving in pieces streams exactly, then the link is reused", async () => {
@@ -340,17 +347,13 @@ Deno.test("Connection: close in the answer means the next request uses a new lin
       await peer.send(ok("new"));
     }
   });
-  const client = new Http1Client();
-  try {
+  await withClient(server, async (client) => {
     const a = await client.request(get(server));
     assert.equal(await textOf(a.body), "bye");
     const b = await client.request(get(server));
     assert.equal(await textOf(b.body), "new");
     assert.equal(server.accepted, 2);
-  } finally {
-    client.close();
-    await server.close();
-  }
+  });
 });
 
 Deno.test("HTTP/1.0 answers are reused only with Connection: keep-alive", async () => {
@@ -361,16 +364,12 @@ Deno.test("HTTP/1.0 answers are reused only with Connection: keep-alive", async 
       await peer.send("HTTP/1.0 200 OK\r\nContent-Length: 2\r\n\r\nno");
     }
   });
-  const client = new Http1Client();
-  try {
+  await withClient(server, async (client) => {
     assert.equal(await textOf((await client.request(get(server))).body), "ka");
     assert.equal(await textOf((await client.request(get(server))).body), "no");
     assert.equal(await textOf((await client.request(get(server))).body), "no");
     assert.equal(server.accepted, 2);
-  } finally {
-    client.close();
-    await server.close();
-  }
+  });
 });
 
 Deno.test("100 Continue before the real answer is skipped", async () => {
@@ -381,8 +380,7 @@ Deno.test("100 Continue before the real answer is skipped", async () => {
       await peer.send("HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 103 Early Hints\r\n\r\n" + ok("real"));
     }
   });
-  const client = new Http1Client();
-  try {
+  await withClient(server, async (client) => {
     const a = await client.request(get(server));
     assert.equal(a.status, 200);
     assert.equal(await textOf(a.body), "real");
@@ -391,10 +389,7 @@ Deno.test("100 Continue before the real answer is skipped", async () => {
     assert.equal(b.status, 200);
     assert.equal(await textOf(b.body), "real");
     assert.equal(server.accepted, 1);
-  } finally {
-    client.close();
-    await server.close();
-  }
+  });
 });
 
 Deno.test("204 and 304 answers have no body and leave the link reusable", async () => {
@@ -404,8 +399,7 @@ Deno.test("204 and 304 answers have no body and leave the link reusable", async 
     else if (n === 2) await peer.send('HTTP/1.1 304 Not Modified\r\nETag: "x"\r\n\r\n');
     else await peer.send(ok("after"));
   });
-  const client = new Http1Client();
-  try {
+  await withClient(server, async (client) => {
     const a = await client.request(get(server));
     assert.equal(a.status, 204);
     assert.equal(a.body, null);
@@ -416,10 +410,7 @@ Deno.test("204 and 304 answers have no body and leave the link reusable", async 
     const c = await client.request(get(server));
     assert.equal(await textOf(c.body), "after");
     assert.equal(server.accepted, 1);
-  } finally {
-    client.close();
-    await server.close();
-  }
+  });
 });
 
 Deno.test("malformed answers reject with UpstreamProtocolError", async () => {
@@ -437,13 +428,9 @@ Deno.test("malformed answers reject with UpstreamProtocolError", async () => {
       await peer.send(head);
       if (head.endsWith("\r\n") && !head.endsWith("\r\n\r\n")) return "close";
     });
-    const client = new Http1Client();
-    try {
+    await withClient(server, async (client) => {
       await assert.rejects(client.request(get(server)), UpstreamProtocolError, head.slice(0, 40));
-    } finally {
-      client.close();
-      await server.close();
-    }
+    });
   }
 });
 
@@ -454,15 +441,11 @@ Deno.test("bad chunk size line makes the body stream fail", async () => {
       "zz\r\nhi\r\n0\r\n\r\n",
     );
   });
-  const client = new Http1Client();
-  try {
+  await withClient(server, async (client) => {
     const a = await client.request(get(server));
     assert.ok(a.body instanceof ReadableStream);
     await assert.rejects(textOf(a.body), UpstreamProtocolError);
-  } finally {
-    client.close();
-    await server.close();
-  }
+  });
 });
 
 Deno.test("Content-Length body cut short makes the body stream fail", async () => {
@@ -539,8 +522,7 @@ Deno.test("request serialization: target, host, content-length, headers and body
   const server = new RawServer(async (peer) => {
     await peer.send(ok("ok"));
   });
-  const client = new Http1Client();
-  try {
+  await withClient(server, async (client) => {
     const body = new Uint8Array([123, 34, 97, 34, 58, 49, 125, 0, 255, 13, 10]);
     const a = await client.request({
       method: "POST",
@@ -586,10 +568,7 @@ Deno.test("request serialization: target, host, content-length, headers and body
     ]);
     assert.equal(server.requests[1].headers.has("x-injected"), false);
     assert.equal(server.accepted, 1);
-  } finally {
-    client.close();
-    await server.close();
-  }
+  });
 });
 
 Deno.test("cancelling the body stream mid-way closes the link", async () => {
@@ -601,8 +580,7 @@ Deno.test("cancelling the body stream mid-way closes the link", async () => {
     }
     await peer.send(ok("again"));
   });
-  const client = new Http1Client();
-  try {
+  await withClient(server, async (client) => {
     const a = await client.request(get(server));
     assert.ok(a.body instanceof ReadableStream);
     const reader = a.body.getReader();
@@ -612,10 +590,7 @@ Deno.test("cancelling the body stream mid-way closes the link", async () => {
     const b = await client.request(get(server));
     assert.equal(await textOf(b.body), "again");
     assert.equal(server.accepted, 2);
-  } finally {
-    client.close();
-    await server.close();
-  }
+  });
 });
 
 Deno.test("HEAD answer with Content-Length has no body and the link is reused", async () => {
@@ -626,18 +601,14 @@ Deno.test("HEAD answer with Content-Length has no body and the link is reused", 
       await peer.send(ok("body"));
     }
   });
-  const client = new Http1Client();
-  try {
+  await withClient(server, async (client) => {
     const a = await client.request({ ...get(server), method: "HEAD" });
     assert.equal(a.status, 200);
     assert.equal(a.body, null);
     assert.equal(a.headers.get("content-length"), "1234");
     assert.equal(await textOf((await client.request(get(server))).body), "body");
     assert.equal(server.accepted, 1);
-  } finally {
-    client.close();
-    await server.close();
-  }
+  });
 });
 
 // The limit holds for a head that arrives complete in one read, not only for one still growing.
@@ -649,12 +620,8 @@ Deno.test({
         "HTTP/1.1 200 OK\r\nX-Big: " + "a".repeat(100 * 1024) + "\r\nContent-Length: 0\r\n\r\n",
       );
     });
-    const client = new Http1Client();
-    try {
+    await withClient(server, async (client) => {
       await assert.rejects(client.request(get(server)), UpstreamProtocolError);
-    } finally {
-      client.close();
-      await server.close();
-    }
+    });
   },
 });
