@@ -95,12 +95,23 @@ type Framing =
   | { kind: "chunked" }
   | { kind: "close" };
 
+/** Options of an Http1Client. */
+export interface Http1ClientOptions {
+  /** PEM certificates trusted for https upstreams besides the system's roots (tests). */
+  caCerts?: string[];
+}
+
 /** Keep-alive HTTP/1.1 connections per origin; `request()` sends one request. */
 export class Http1Client {
   #idle = new Map<string, Link[]>();
+  #caCerts: string[] | undefined;
   #closed = false;
   /** Closes connections idle too long, so sockets to upstreams no longer called do not linger. */
   #reaper: ReturnType<typeof setInterval> | undefined;
+
+  constructor(opts: Http1ClientOptions = {}) {
+    this.#caCerts = opts.caCerts;
+  }
 
   /**
    * Sends `req` and resolves with the answer's head once it arrived. `onLink` receives the
@@ -111,7 +122,7 @@ export class Http1Client {
     const head = requestHead(req);
     const origin = `${req.url.protocol}//${req.url.host}`;
     for (let attempt = 0;; attempt++) {
-      const link = this.#take(origin) ?? await connect(req.url, origin);
+      const link = this.#take(origin) ?? await connect(req.url, origin, this.#caCerts);
       onLink?.(() => link.close());
       try {
         await writeAll(link.conn, head, req.body);
@@ -200,12 +211,12 @@ export class Http1Client {
 /** Thrown when a reused connection ends before any byte of an answer. */
 class StaleLink extends Error {}
 
-async function connect(url: URL, origin: string): Promise<Link> {
+async function connect(url: URL, origin: string, caCerts?: string[]): Promise<Link> {
   const hostname = url.hostname.startsWith("[") ? url.hostname.slice(1, -1) : url.hostname;
   const tls = url.protocol === "https:";
   const port = url.port ? Number(url.port) : tls ? 443 : 80;
   const conn = tls
-    ? await Deno.connectTls({ hostname, port })
+    ? await Deno.connectTls({ hostname, port, caCerts })
     : await Deno.connect({ hostname, port, transport: "tcp" });
   if (!tls) (conn as Deno.TcpConn).setNoDelay(true);
   return new Link(conn, origin);

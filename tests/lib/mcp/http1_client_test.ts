@@ -625,3 +625,46 @@ Deno.test({
     });
   },
 });
+
+Deno.test("https upstreams: TLS with certificate checks, and the link is kept alive", async () => {
+  const tls = new URL("../../fixtures/tls/", import.meta.url);
+  const read = (name: string) => Deno.readTextFile(new URL(name, tls));
+  const [cert, key, ca] = await Promise.all([
+    read("server.pem"),
+    read("server.key"),
+    read("ca.pem"),
+  ]);
+  const peers: number[] = [];
+  const server = Deno.serve({
+    port: 0,
+    hostname: "127.0.0.1",
+    cert,
+    key,
+    onListen: () => {},
+  }, async (req, info) => {
+    peers.push((info.remoteAddr as Deno.NetAddr).port);
+    return Response.json({ path: new URL(req.url).pathname, body: await req.text() });
+  });
+  const url = new URL(`https://127.0.0.1:${server.addr.port}/mcp`);
+  const body = new TextEncoder().encode('{"jsonrpc":"2.0"}');
+  const trusting = new Http1Client({ caCerts: [ca] });
+  const untrusting = new Http1Client();
+  try {
+    for (let i = 0; i < 2; i++) {
+      const res = await trusting.request({ method: "POST", url, headers: {}, body });
+      assert.equal(res.status, 200);
+      assert.deepEqual(JSON.parse(await textOf(res.body)), {
+        path: "/mcp",
+        body: '{"jsonrpc":"2.0"}',
+      });
+    }
+    assert.equal(peers.length, 2);
+    assert.equal(peers[0], peers[1], "the second request reuses the first TLS connection");
+    // A certificate the client does not trust is refused.
+    await assert.rejects(untrusting.request({ method: "POST", url, headers: {}, body }));
+  } finally {
+    trusting.close();
+    untrusting.close();
+    await server.shutdown();
+  }
+});
