@@ -3,6 +3,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { startDemoUpstream } from "../../../lib/demo/upstream_mcp.ts";
 import { FAST_UPSTREAM_TOOLS, startFastUpstream } from "../../../lib/demo/fast_upstream.ts";
+import { INITIALIZE } from "../mcp/fixtures.ts";
 
 const ACCEPT_BOTH = "application/json, text/event-stream";
 const TOOLS_LIST = JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list", params: {} });
@@ -11,16 +12,7 @@ function initialize(url: string): Promise<Response> {
   return fetch(url, {
     method: "POST",
     headers: { "content-type": "application/json", accept: ACCEPT_BOTH },
-    body: JSON.stringify({
-      jsonrpc: "2.0",
-      id: 0,
-      method: "initialize",
-      params: {
-        protocolVersion: "2025-06-18",
-        capabilities: {},
-        clientInfo: { name: "curl", version: "0" },
-      },
-    }),
+    body: INITIALIZE,
   });
 }
 
