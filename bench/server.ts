@@ -19,34 +19,36 @@ import { Http1Client } from "../lib/mcp/http1_client.ts";
 
 const [mode, upstreamUrl, kvPath, extraTokens] = Deno.args;
 
-/** The floor any gateway pays: pass the request through, stream the answer back. */
-function startBareProxy(target: string): string {
-  const passed = ["content-type", "accept", "mcp-session-id", "mcp-protocol-version"];
-  const server = Deno.serve({ port: 0, hostname: "127.0.0.1", onListen: () => {} }, async (req) => {
-    const headers = new Headers();
-    for (const h of passed) {
-      const v = req.headers.get(h);
-      if (v !== null) headers.set(h, v);
-    }
-    const body = req.method === "POST" ? await req.arrayBuffer() : undefined;
-    const res = await fetch(target, { method: req.method, headers, body });
-    const out = new Headers();
-    for (const h of ["content-type", "mcp-session-id"]) {
-      const v = res.headers.get(h);
-      if (v !== null) out.set(h, v);
-    }
-    return new Response(res.body, { status: res.status, headers: out });
-  });
-  return `http://127.0.0.1:${server.addr.port}/mcp`;
+/** How a bench proxy sends one request upstream. */
+type Transport = (
+  method: string,
+  headers: Record<string, string>,
+  body: Uint8Array<ArrayBuffer> | null,
+) => Promise<{ status: number; header(name: string): string | null; body: BodyInit | null }>;
+
+/** `fetch`: the floor any gateway pays (DESIGN 6). */
+function viaFetch(target: string): Transport {
+  return async (method, headers, body) => {
+    const res = await fetch(target, { method, headers, body });
+    return { status: res.status, header: (h) => res.headers.get(h), body: res.body };
+  };
 }
 
 /**
- * The same pass-through over toolgate's own upstream client instead of `fetch`: what the gateway
- * logic costs on top of its transport (for the record; the DESIGN bar is against the fetch proxy).
+ * toolgate's own upstream client: set against toolgate, it shows what the gateway logic costs on
+ * top of its transport (for the record; the DESIGN bar is against the fetch proxy).
  */
-function startHttp1Proxy(target: string): string {
+function viaHttp1(target: string): Transport {
   const url = new URL(target);
   const client = new Http1Client();
+  return async (method, headers, body) => {
+    const res = await client.request({ method, url, headers, body });
+    return { status: res.status, header: (h) => res.headers.get(h) ?? null, body: res.body };
+  };
+}
+
+/** A bare pass-through proxy: the MCP transport headers in, the answer streamed back. */
+function startBareProxy(send: Transport): string {
   const passed = ["content-type", "accept", "mcp-session-id", "mcp-protocol-version"];
   const server = Deno.serve({ port: 0, hostname: "127.0.0.1", onListen: () => {} }, async (req) => {
     const headers: Record<string, string> = {};
@@ -55,11 +57,11 @@ function startHttp1Proxy(target: string): string {
       if (v !== null) headers[h] = v;
     }
     const body = req.method === "POST" ? new Uint8Array(await req.arrayBuffer()) : null;
-    const res = await client.request({ method: req.method, url, headers, body });
+    const res = await send(req.method, headers, body);
     const out: Record<string, string> = {};
     for (const h of ["content-type", "mcp-session-id"]) {
-      const v = res.headers.get(h);
-      if (v !== undefined) out[h] = v;
+      const v = res.header(h);
+      if (v !== null) out[h] = v;
     }
     return new Response(res.body, { status: res.status, headers: out });
   });
@@ -124,9 +126,9 @@ let ready: Record<string, unknown>;
 if (mode === "upstream") {
   ready = { url: (await startFastUpstream({ port: 0 })).url };
 } else if (mode === "proxy") {
-  ready = { url: startBareProxy(upstreamUrl) };
+  ready = { url: startBareProxy(viaFetch(upstreamUrl)) };
 } else if (mode === "proxy-http1") {
-  ready = { url: startHttp1Proxy(upstreamUrl) };
+  ready = { url: startBareProxy(viaHttp1(upstreamUrl)) };
 } else if (mode === "toolgate") {
   ready = await startBenchToolgate(upstreamUrl, kvPath, Number(extraTokens ?? 0));
 } else {
